@@ -1,0 +1,121 @@
+#include "gpu/capabilities.h"
+
+#include <GLES2/gl2.h>
+#include <GLES2/gl2ext.h>
+
+#include <sstream>
+
+#include "gpu/gpu_error.h"
+
+namespace nft::gpu {
+
+namespace {
+
+std::string glString(GLenum name) {
+  const char* s = reinterpret_cast<const char*>(glGetString(name));
+  return s ? s : "";
+}
+
+PrecisionFormat precisionOf(GLenum shader, GLenum type) {
+  GLint range[2] = {0, 0};
+  GLint precision = 0;
+  glGetShaderPrecisionFormat(shader, type, range, &precision);
+  return {range[0], range[1], precision};
+}
+
+/// Whether a `width`×`height` texture of (format, type) can be a complete colour attachment.
+/// Restores the previous framebuffer and texture bindings.
+bool isRenderable(GLenum format, GLenum type) {
+  GLint oldFbo = 0, oldTex = 0;
+  glGetIntegerv(GL_FRAMEBUFFER_BINDING, &oldFbo);
+  glGetIntegerv(GL_TEXTURE_BINDING_2D, &oldTex);
+  GLuint tex = 0, fbo = 0;
+  glGenTextures(1, &tex);
+  glBindTexture(GL_TEXTURE_2D, tex);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glTexImage2D(GL_TEXTURE_2D, 0, static_cast<GLint>(format), 4, 4, 0, format, type, nullptr);
+  bool ok = glGetError() == GL_NO_ERROR;
+  if (ok) {
+    glGenFramebuffers(1, &fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+    ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+  }
+  glBindFramebuffer(GL_FRAMEBUFFER, static_cast<GLuint>(oldFbo));
+  glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(oldTex));
+  if (fbo) glDeleteFramebuffers(1, &fbo);
+  glDeleteTextures(1, &tex);
+  while (glGetError() != GL_NO_ERROR) {
+  }
+  return ok;
+}
+
+}  // namespace
+
+std::string_view toString(Qualifier q) {
+  switch (q) {
+    case Qualifier::Lowp: return "lowp";
+    case Qualifier::Mediump: return "mediump";
+    case Qualifier::Highp: return "highp";
+  }
+  return "?";
+}
+
+std::string_view toString(Extension e) {
+  switch (e) {
+    case Extension::OesTextureFloat: return "GL_OES_texture_float";
+    case Extension::OesTextureHalfFloat: return "GL_OES_texture_half_float";
+    case Extension::ExtColorBufferHalfFloat: return "GL_EXT_color_buffer_half_float";
+    case Extension::ExtColorBufferFloat: return "GL_EXT_color_buffer_float";
+    case Extension::ExtShaderTextureLod: return "GL_EXT_shader_texture_lod";
+    case Extension::OesStandardDerivatives: return "GL_OES_standard_derivatives";
+    case Extension::ExtDisjointTimerQuery: return "GL_EXT_disjoint_timer_query";
+    case Extension::Count: break;
+  }
+  return "?";
+}
+
+int Capabilities::fragmentPrecisionBits() const {
+  const PrecisionFormat& high = fragmentFloat[static_cast<size_t>(Qualifier::Highp)];
+  return high.supported() ? high.precision : fragmentFloat[static_cast<size_t>(Qualifier::Mediump)].precision;
+}
+
+Capabilities probeCapabilities(bool coreOnly) {
+  Capabilities caps;
+  caps.glVersion = glString(GL_VERSION);
+  if (caps.glVersion.empty())
+    throw GpuError("capability probe: no current OpenGL ES context (GL_VERSION is null)");
+  caps.glRenderer = glString(GL_RENDERER);
+  caps.glVendor = glString(GL_VENDOR);
+  caps.glslVersion = glString(GL_SHADING_LANGUAGE_VERSION);
+  for (const char* cpu : {"llvmpipe", "softpipe", "SwiftShader"})
+    if (caps.glRenderer.find(cpu) != std::string::npos) caps.softwareRenderer = true;
+
+  const GLenum qualifiers[3] = {GL_LOW_FLOAT, GL_MEDIUM_FLOAT, GL_HIGH_FLOAT};
+  for (size_t i = 0; i < 3; ++i) {
+    caps.fragmentFloat[i] = precisionOf(GL_FRAGMENT_SHADER, qualifiers[i]);
+    caps.vertexFloat[i] = precisionOf(GL_VERTEX_SHADER, qualifiers[i]);
+  }
+  glGetIntegerv(GL_MAX_TEXTURE_SIZE, &caps.maxTextureSize);
+  glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &caps.maxRenderbufferSize);
+  glGetIntegerv(GL_MAX_VIEWPORT_DIMS, caps.maxViewportDims.data());
+  glGetIntegerv(GL_MAX_TEXTURE_IMAGE_UNITS, &caps.maxTextureImageUnits);
+  glGetIntegerv(GL_MAX_VERTEX_TEXTURE_IMAGE_UNITS, &caps.maxVertexTextureImageUnits);
+
+  std::istringstream list(glString(GL_EXTENSIONS));
+  for (std::string name; list >> name;) caps.advertisedExtensions.insert(name);
+
+  caps.coreOnly = coreOnly;
+  for (int i = 0; i < kExtensionCount; ++i) {
+    const auto e = static_cast<Extension>(i);
+    caps.extensions[static_cast<size_t>(i)] =
+        !coreOnly && caps.advertisedExtensions.count(std::string(toString(e))) > 0;
+  }
+  if (caps.has(Extension::OesTextureHalfFloat)) caps.halfFloatRenderable = isRenderable(GL_RGBA, GL_HALF_FLOAT_OES);
+  if (caps.has(Extension::OesTextureFloat)) caps.floatRenderable = isRenderable(GL_RGBA, GL_FLOAT);
+  checkGl("capability probe");
+  return caps;
+}
+
+}  // namespace nft::gpu

@@ -1,0 +1,53 @@
+#pragma once
+// A framebuffer object rendering into one texture: the output of a GPU pass, and readback.
+
+#include <cstdint>
+#include <vector>
+
+namespace nft::gpu {
+
+class Texture;
+
+/// An axis-aligned rectangle of texels: x, y of its first texel, width × height.
+struct Rect {
+  int x = 0;
+  int y = 0;
+  int width = 0;
+  int height = 0;
+};
+
+/// A GL framebuffer with `color`'s level 0 as its colour attachment. Does not own the
+/// texture, which must outlive it. Move-only; deletes the GL framebuffer on destruction.
+class Framebuffer {
+ public:
+  /// @throws GpuError naming the glCheckFramebufferStatus result when the texture cannot be
+  ///         rendered to (e.g. Luminance8, or a float format the driver cannot render).
+  explicit Framebuffer(const Texture& color);
+  ~Framebuffer();
+  Framebuffer(Framebuffer&& other) noexcept;
+  Framebuffer& operator=(Framebuffer&& other) noexcept;
+  Framebuffer(const Framebuffer&) = delete;
+  Framebuffer& operator=(const Framebuffer&) = delete;
+
+  /// Binds it as GL_FRAMEBUFFER.
+  void bind() const;
+  unsigned int id() const { return id_; }
+  int width() const { return width_; }
+  int height() const { return height_; }
+
+  /// Reads `rect` back as RGBA8: rect.width × rect.height × 4 bytes, row rect.y first
+  /// (glReadPixels with GL_RGBA / GL_UNSIGNED_BYTE, always supported by GLES2). For float
+  /// attachments the values are clamped to [0, 1] and quantised, as GLES2 defines.
+  /// Readback stalls the pipeline: read only what is needed (DESIGN.md).
+  /// @throws GpuError if `rect` is not inside the framebuffer, or on a GL error.
+  std::vector<std::uint8_t> readRgba8(const Rect& rect) const;
+  /// The whole attachment.
+  std::vector<std::uint8_t> readRgba8() const { return readRgba8({0, 0, width_, height_}); }
+
+ private:
+  unsigned int id_ = 0;
+  int width_ = 0;
+  int height_ = 0;
+};
+
+}  // namespace nft::gpu

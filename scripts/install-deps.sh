@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The single list of every Debian 12 package the project uses, and their installation.
+# Installs only what is missing (so repeated runs are quick and offline); as root, or through
+# sudo when run by another user. Used by scripts/run.sh and scripts/test.sh.
+set -euo pipefail
+
+PACKAGES=(
+  # Toolchain and build
+  build-essential cmake ninja-build pkg-config
+  # EGL + OpenGL ES 2.0: headers, the GLVND loaders, Mesa's EGL and its llvmpipe driver
+  # (the GPU of machines without one: CI, containers)
+  libegl-dev libgles-dev libegl1 libgles2 libegl-mesa0 libgl1-mesa-dri
+  # Libraries: image/video I/O, RANSAC, PnP; linear algebra; YAML configs; desktop window;
+  # command lines; logging; JSON output
+  libopencv-dev libeigen3-dev libyaml-cpp-dev libglfw3-dev libcli11-dev libspdlog-dev nlohmann-json3-dev
+  # Tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} Debian packages are installed"
+  exit 0
+fi
+
+SUDO=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    SUDO=(sudo)
+  else
+    echo "install-deps: missing packages (${missing[*]}); run this script as root or install sudo" >&2
+    exit 1
+  fi
+fi
+echo "install-deps: installing ${missing[*]}"
+"${SUDO[@]}" apt-get update -q
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,136 @@
+// Render-to-texture passes: every texel written and read back where the layout convention
+// of gpu/texture.h says it is.
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpu/framebuffer.h"
+#include "gpu/gpu_error.h"
+#include "gpu/texture.h"
+#include "gpu_test.h"
+
+namespace nft::gpu::testing {
+namespace {
+
+using PassTest = GpuTest;
+
+// Writes a pattern of the texel's integer index: (x mod 256, y mod 256, (x + 2y) mod 256, 77).
+const ShaderSource kPatternPass{"tests/pattern.frag.glsl", R"(
+void main() {
+  vec2 i = nft_texel_index();
+  vec4 c = vec4(mod(i.x, 256.0), mod(i.y, 256.0), mod(i.x + 2.0 * i.y, 256.0), 77.0);
+  gl_FragColor = c / 255.0;
+}
+)"};
+
+// Writes a constant colour.
+const ShaderSource kFillPass{"tests/fill.frag.glsl", R"(
+uniform vec4 u_color;
+void main() { gl_FragColor = u_color; }
+)"};
+
+// Reads texel (x, y) of u_input and writes it swizzled to (b, g, r, a).
+const ShaderSource kSwizzlePass{"tests/swizzle.frag.glsl", R"(
+uniform sampler2D u_input;
+uniform vec2 u_input_size;
+void main() {
+  gl_FragColor = texture2D(u_input, nft_texel_uv(nft_texel_index(), u_input_size)).bgra;
+}
+)"};
+
+std::array<std::uint8_t, 4> pattern(int x, int y) {
+  return {static_cast<std::uint8_t>(x % 256), static_cast<std::uint8_t>(y % 256),
+          static_cast<std::uint8_t>((x + 2 * y) % 256), 77};
+}
+
+TEST_F(PassTest, RenderToTextureWritesEveryTexelOfTheRectangleAndNothingElse) {
+  const int w = 300, h = 200;  // not a power of two, wider than 256 so every byte value occurs
+  const Texture target(caps(), w, h, TextureFormat::Rgba8);
+  const Framebuffer fb(target);
+  const Program fill = QuadPass::makeProgram("fill", {kFillPass});
+  const Program patternProgram = QuadPass::makeProgram("pattern", {kPatternPass});
+  fill.setUniform("u_color", 0.f, 0.f, 0.f, 0.f);
+  quad().run(fill, fb);
+  const Rect rect{17, 9, 250, 150};
+  quad().run(patternProgram, fb, rect);
+
+  const std::vector<std::uint8_t> pixels = fb.readRgba8();
+  ASSERT_EQ(pixels.size(), static_cast<size_t>(w * h * 4));
+  int wrong = 0;
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      const bool inside = x >= rect.x && x < rect.x + rect.width && y >= rect.y && y < rect.y + rect.height;
+      const std::array<std::uint8_t, 4> expected = inside ? pattern(x, y) : std::array<std::uint8_t, 4>{0, 0, 0, 0};
+      const std::uint8_t* got = &pixels[static_cast<size_t>((y * w + x) * 4)];
+      for (int c = 0; c < 4; ++c) {
+        if (got[c] != expected[static_cast<size_t>(c)] && ++wrong <= 5)
+          ADD_FAILURE() << "texel (" << x << ", " << y << ") channel " << c << ": got " << int(got[c])
+                        << ", expected " << int(expected[static_cast<size_t>(c)]);
+      }
+    }
+  }
+  EXPECT_EQ(wrong, 0);
+}
+
+TEST_F(PassTest, PartialReadbackReturnsThatRectangleRowByRow) {
+  const Texture target(caps(), 64, 48, TextureFormat::Rgba8);
+  const Framebuffer fb(target);
+  quad().run(QuadPass::makeProgram("pattern", {kPatternPass}), fb);
+  const Rect rect{5, 7, 11, 3};
+  const std::vector<std::uint8_t> pixels = fb.readRgba8(rect);
+  ASSERT_EQ(pixels.size(), static_cast<size_t>(rect.width * rect.height * 4));
+  for (int y = 0; y < rect.height; ++y)
+    for (int x = 0; x < rect.width; ++x)
+      for (int c = 0; c < 4; ++c)
+        ASSERT_EQ(pixels[static_cast<size_t>(((y * rect.width) + x) * 4 + c)],
+                  pattern(rect.x + x, rect.y + y)[static_cast<size_t>(c)]);
+  EXPECT_THROW(fb.readRgba8({60, 0, 8, 1}), GpuError);
+}
+
+TEST_F(PassTest, PassSamplesEachInputTexelExactly) {
+  const int w = 97, h = 61;  // prime sizes: no power-of-two luck
+  std::mt19937 rng(7);
+  std::vector<std::uint8_t> input(static_cast<size_t>(w * h * 4));
+  for (auto& v : input) v = static_cast<std::uint8_t>(rng() & 0xFF);
+  const Texture source(caps(), w, h, TextureFormat::Rgba8, input.data());
+  const Texture target(caps(), w, h, TextureFormat::Rgba8);
+  const Framebuffer fb(target);
+  const Program swizzle = QuadPass::makeProgram("swizzle", {kSwizzlePass});
+  swizzle.setTexture("u_input", 0, source);
+  swizzle.setUniform("u_input_size", float(w), float(h));
+  quad().run(swizzle, fb);
+  const std::vector<std::uint8_t> out = fb.readRgba8();
+  for (size_t i = 0; i < out.size(); i += 4) {
+    ASSERT_EQ(out[i + 0], input[i + 2]) << "texel " << i / 4;
+    ASSERT_EQ(out[i + 1], input[i + 1]) << "texel " << i / 4;
+    ASSERT_EQ(out[i + 2], input[i + 0]) << "texel " << i / 4;
+    ASSERT_EQ(out[i + 3], input[i + 3]) << "texel " << i / 4;
+  }
+}
+
+TEST_F(PassTest, BadSizesAndNamesAreClearErrors) {
+  try {
+    Texture(caps(), 0, 0, TextureFormat::Rgba8);
+    FAIL() << "a 0x0 texture was made";
+  } catch (const GpuError& e) {
+    EXPECT_NE(std::string(e.what()).find("0x0"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(Texture(caps(), caps().maxTextureSize + 1, 1, TextureFormat::Rgba8), GpuError);
+  const Texture target(caps(), 8, 8, TextureFormat::Rgba8);
+  const Framebuffer fb(target);
+  const Program fill = QuadPass::makeProgram("fill", {kFillPass});
+  EXPECT_THROW(quad().run(fill, fb, {4, 4, 8, 8}), GpuError);  // sticks out of the target
+  try {
+    fill.setUniform("u_colour", 1.f, 0.f, 0.f, 1.f);
+    FAIL() << "a misspelt uniform was accepted";
+  } catch (const GpuError& e) {
+    EXPECT_NE(std::string(e.what()).find("'u_colour'"), std::string::npos) << e.what();
+  }
+  Texture npot(caps(), 12, 8, TextureFormat::Rgba8);
+  EXPECT_THROW(npot.generateMipmap(), GpuError);
+}
+
+}  // namespace
+}  // namespace nft::gpu::testing
