@@ -3,7 +3,7 @@
 #include <GLES2/gl2.h>
 
 #include <algorithm>
-#include <regex>
+#include <cctype>
 #include <sstream>
 
 #include "gpu/gpu_error.h"
@@ -57,22 +57,42 @@ std::string lineOf(std::string_view text, int line) {
   return "";
 }
 
-/// The line number of the first error in a driver's info log; 0 if none is recognised.
+/// The line in a log line's "<string>:<line>" / "<string>(<line>)" location, or 0.
 /// Drivers differ: Mesa "0:12(5): error: …", NVIDIA "0(12) : error C…", ARM/Qualcomm
 /// "ERROR: 0:12: …".
+int locationLine(const std::string& s) {
+  auto digitsEnd = [&](size_t i) {
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    return i;
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(s[i])) || (i > 0 && std::isalnum(static_cast<unsigned char>(s[i - 1]))))
+      continue;
+    const size_t sep = digitsEnd(i);
+    if (sep + 1 >= s.size() || (s[sep] != ':' && s[sep] != '(')) continue;
+    const size_t end = digitsEnd(sep + 1);
+    if (end == sep + 1 || end >= s.size() || (s[end] != ':' && s[end] != ')' && s[end] != '(')) continue;
+    return std::stoi(s.substr(sep + 1, end - sep - 1));
+  }
+  return 0;
+}
+
+}  // namespace
+
 int firstErrorLine(const std::string& log) {
-  static const std::regex pattern(R"((?:^|\s)\d+[:(](\d+)[):(])");
   std::istringstream in(log);
-  std::string first;
+  int first = 0;
   for (std::string s; std::getline(in, s);) {
     std::string lower = s;
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    std::smatch m;
-    if (lower.find("error") != std::string::npos && std::regex_search(s, m, pattern)) return std::stoi(m[1]);
-    if (first.empty() && std::regex_search(s, m, pattern)) first = m[1];
+    const int line = locationLine(s);
+    if (line > 0 && lower.find("error") != std::string::npos) return line;
+    if (first == 0) first = line;
   }
-  return first.empty() ? 0 : std::stoi(first);
+  return first;
 }
+
+namespace {
 
 std::string infoLog(GLuint object, bool isShader) {
   GLint length = 0;

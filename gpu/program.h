@@ -15,6 +15,11 @@ namespace nft::gpu {
 
 class Texture;
 
+/// The line number of the first error in a shader compiler's info log (else of its first
+/// located message); 0 if none is recognised. Understands the location formats of Mesa
+/// ("0:12(5): error: …"), NVIDIA ("0(12) : error C…") and ARM/Qualcomm ("ERROR: 0:12: …").
+int firstErrorLine(const std::string& log);
+
 /// The vertex attribute every program gets at location 0 (bound before linking).
 inline constexpr const char* kPositionAttribute = "a_position";
 

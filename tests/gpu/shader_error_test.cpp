@@ -9,6 +9,16 @@
 namespace nft::gpu::testing {
 namespace {
 
+TEST(ShaderLog, FindsTheErrorLineInEachDriversFormat) {
+  EXPECT_EQ(firstErrorLine("0:12(5): error: `x' undeclared\n"), 12);                    // Mesa
+  EXPECT_EQ(firstErrorLine("0(7) : error C1008: undefined variable \"x\"\n"), 7);       // NVIDIA
+  EXPECT_EQ(firstErrorLine("ERROR: 0:31: 'x' : undeclared identifier\n"), 31);         // ARM, Qualcomm
+  // A warning before the error does not win; a log with no location gives 0.
+  EXPECT_EQ(firstErrorLine("0:3(1): warning: unused\n0:9(2): error: syntax error\n"), 9);
+  EXPECT_EQ(firstErrorLine("Compile failed.\n"), 0);
+  EXPECT_EQ(firstErrorLine("L0001 error in vec3 (no location)\n"), 0);
+}
+
 using ShaderErrorTest = GpuTest;
 
 // Line 4 uses an undeclared identifier (line 1 is the empty line after R"( ).
