@@ -41,6 +41,25 @@ float decodeFloatRgba8(const std::uint8_t* rgba, int precisionBits) {
   return (static_cast<float>(rgba[0]) - 128.0f) + fraction * std::ldexp(1.0f, -precisionBits);
 }
 
+std::array<std::uint8_t, 4> encodePairRgba8(float x, float y) {
+  std::array<std::uint8_t, 4> out{};
+  const float values[2] = {x, y};
+  for (int i = 0; i < 2; ++i) {
+    const float v = values[i];
+    if (!(v >= kCodecMin && v < kCodecMax))
+      throw std::out_of_range("encodePairRgba8: value " + std::to_string(v) + " is outside [-128, 128)");
+    const float whole = std::floor(v);
+    out[static_cast<size_t>(2 * i)] = static_cast<std::uint8_t>(whole + 128.0f);
+    out[static_cast<size_t>(2 * i + 1)] = static_cast<std::uint8_t>(std::floor((v - whole) * 256.0f));
+  }
+  return out;
+}
+
+std::array<float, 2> decodePairRgba8(const std::uint8_t* rgba) {
+  return {static_cast<float>(rgba[0]) - 128.0f + static_cast<float>(rgba[1]) * (1.0f / 256.0f),
+          static_cast<float>(rgba[2]) - 128.0f + static_cast<float>(rgba[3]) * (1.0f / 256.0f)};
+}
+
 int resolvePrecisionBits(const Capabilities& caps, int overrideBits) {
   const int gpuBits = std::min(caps.fragmentPrecisionBits(), kMaxPrecisionBits);
   if (overrideBits <= 0) return gpuBits;

@@ -41,3 +41,17 @@ float nft_decode_float(vec4 texel, vec2 codec) {
 #endif
   return (c.r - 128.0) + fraction * codec.y;
 }
+
+// Two values in one texel at 8.8 fixed point (seeds/000 section 4.2 stores each Haar response
+// in two channels): v in [-128, 128) as bytes floor(v) + 128 and floor(fract(v) · 256);
+// resolution 2^-8, truncating. Mirrored by gpu::encodePairRgba8 / decodePairRgba8.
+vec4 nft_encode_pair(vec2 v) {
+  vec2 whole = floor(v);
+  vec2 fraction = floor((v - whole) * 256.0);
+  return vec4(whole.x + 128.0, fraction.x, whole.y + 128.0, fraction.y) * (1.0 / 255.0);
+}
+
+vec2 nft_decode_pair(vec4 texel) {
+  vec4 c = floor(texel * 255.0 + 0.5);
+  return vec2(c.x - 128.0 + c.y * (1.0 / 256.0), c.z - 128.0 + c.w * (1.0 / 256.0));
+}

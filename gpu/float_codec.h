@@ -30,6 +30,15 @@ std::array<std::uint8_t, 4> encodeFloatRgba8(float value, int precisionBits);
 /// @throws std::invalid_argument if p is outside [8, 24].
 float decodeFloatRgba8(const std::uint8_t* rgba, int precisionBits);
 
+/// Encodes two values in one RGBA8 texel at 8.8 fixed point (nft_encode_pair in
+/// gpu/float_codec.glsl): bytes (floor(x) + 128, floor(fract(x)·256), floor(y) + 128,
+/// floor(fract(y)·256)). Truncates by less than 2^-8.
+/// @throws std::out_of_range if a value is NaN or outside [-128, 128).
+std::array<std::uint8_t, 4> encodePairRgba8(float x, float y);
+
+/// Decodes a texel written by encodePairRgba8 / nft_encode_pair: {x, y}.
+std::array<float, 2> decodePairRgba8(const std::uint8_t* rgba);
+
 /// The p a pipeline should encode with: `overrideBits` when > 0 (to emulate a weaker GPU,
 /// e.g. 10 for the Mali-400 of seeds/000 table 3), else the probe's
 /// Capabilities::fragmentPrecisionBits(), capped at 24.

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gpu/capabilities.h"
+#include "gpu/framebuffer.h"
 #include "gpu/gpu_error.h"
 
 namespace nft::gpu {
@@ -22,6 +23,7 @@ struct GlFormat {
 GlFormat glFormat(TextureFormat f) {
   switch (f) {
     case TextureFormat::Luminance8: return {GL_LUMINANCE, GL_UNSIGNED_BYTE};
+    case TextureFormat::Rgb8: return {GL_RGB, GL_UNSIGNED_BYTE};
     case TextureFormat::Rgba8: return {GL_RGBA, GL_UNSIGNED_BYTE};
     case TextureFormat::Rgba16F: return {GL_RGBA, GL_HALF_FLOAT_OES};
     case TextureFormat::Rgba32F: return {GL_RGBA, GL_FLOAT};
@@ -32,6 +34,7 @@ GlFormat glFormat(TextureFormat f) {
 const char* formatName(TextureFormat f) {
   switch (f) {
     case TextureFormat::Luminance8: return "Luminance8";
+    case TextureFormat::Rgb8: return "Rgb8";
     case TextureFormat::Rgba8: return "Rgba8";
     case TextureFormat::Rgba16F: return "Rgba16F";
     case TextureFormat::Rgba32F: return "Rgba32F";
@@ -57,6 +60,7 @@ bool isPowerOfTwo(int v) { return v > 0 && (v & (v - 1)) == 0; }
 int bytesPerTexel(TextureFormat format) {
   switch (format) {
     case TextureFormat::Luminance8: return 1;
+    case TextureFormat::Rgb8: return 3;
     case TextureFormat::Rgba8: return 4;
     case TextureFormat::Rgba16F: return 8;
     case TextureFormat::Rgba32F: return 16;
@@ -146,6 +150,21 @@ int Texture::mipLevelCount() const {
   int levels = 1;
   for (int size = std::max(width_, height_); size > 1; size >>= 1) ++levels;
   return levels;
+}
+
+void Texture::copyFrom(const Framebuffer& source, const Rect& sourceRect, int x, int y) {
+  const Rect& r = sourceRect;
+  if (r.x < 0 || r.y < 0 || r.width < 1 || r.height < 1 || r.x + r.width > source.width() ||
+      r.y + r.height > source.height() || x < 0 || y < 0 || x + r.width > width_ || y + r.height > height_)
+    throw GpuError("Texture::copyFrom: " + std::to_string(r.width) + "x" + std::to_string(r.height) + " from (" +
+                   std::to_string(r.x) + ", " + std::to_string(r.y) + ") of a " + std::to_string(source.width()) +
+                   "x" + std::to_string(source.height()) + " framebuffer to (" + std::to_string(x) + ", " +
+                   std::to_string(y) + ") of a " + std::to_string(width_) + "x" + std::to_string(height_) +
+                   " texture does not fit");
+  source.bind();
+  bind();
+  glCopyTexSubImage2D(GL_TEXTURE_2D, 0, x, y, r.x, r.y, r.width, r.height);
+  checkGl("glCopyTexSubImage2D");
 }
 
 }  // namespace nft::gpu

@@ -11,16 +11,19 @@
 namespace nft::gpu {
 
 struct Capabilities;
+class Framebuffer;
+struct Rect;
 
 /// Texel formats. Float formats need the probe's consent (Capabilities).
 enum class TextureFormat {
   Luminance8,  ///< 1 byte per texel, sampled as (l, l, l, 1). Not renderable in GLES2.
+  Rgb8,        ///< 3 bytes per texel (r, g, b), sampled with a = 1. Not renderable in GLES2.
   Rgba8,       ///< 4 bytes per texel (r, g, b, a). Always renderable.
   Rgba16F,     ///< 4 half floats per texel (OES_texture_half_float), upload as uint16 halves.
   Rgba32F,     ///< 4 floats per texel (OES_texture_float).
 };
 
-/// Bytes per texel of a format: 1, 4, 8 or 16.
+/// Bytes per texel of a format: 1, 3, 4, 8 or 16.
 int bytesPerTexel(TextureFormat format);
 
 /// Texture sampling filters (GL_TEXTURE_MIN_FILTER / GL_TEXTURE_MAG_FILTER values).
@@ -53,6 +56,10 @@ class Texture {
   void generateMipmap();
   /// Number of levels of a full mipmap chain: floor(log2(max(width, height))) + 1.
   int mipLevelCount() const;
+  /// Copies `sourceRect` of `source`'s colour attachment into level 0 at (x, y)
+  /// (glCopyTexSubImage2D, core GLES2). `source` must not render into this texture.
+  /// @throws GpuError if a rectangle is outside its texture or GL fails.
+  void copyFrom(const Framebuffer& source, const Rect& sourceRect, int x, int y);
 
   unsigned int id() const { return id_; }
   int width() const { return width_; }

@@ -63,6 +63,23 @@ TEST(FloatCodec, RejectsValuesAndPrecisionsOutsideItsRange) {
   EXPECT_THROW(decodeFloatRgba8(zero, 30), std::invalid_argument);
 }
 
+TEST(FloatCodec, PairEncodingIsEightPointEightFixedPoint) {
+  // 1.5 -> (129, 128); -0.25 -> floor -1 -> 127, fraction 0.75 * 256 = 192.
+  EXPECT_EQ(encodePairRgba8(1.5f, -0.25f), (std::array<std::uint8_t, 4>{129, 128, 127, 192}));
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> uniform(-128.0f, 128.0f);
+  for (int i = 0; i < 10000; ++i) {
+    const float x = uniform(rng), y = uniform(rng);
+    const auto c = encodePairRgba8(x, y);
+    const auto back = decodePairRgba8(c.data());
+    ASSERT_LE(back[0], x);
+    ASSERT_LT(x - back[0], 1.0f / 256.0f);
+    ASSERT_LE(back[1], y);
+    ASSERT_LT(y - back[1], 1.0f / 256.0f);
+  }
+  EXPECT_THROW(encodePairRgba8(0.0f, 128.0f), std::out_of_range);
+}
+
 // --- GPU ------------------------------------------------------------------------------------
 
 using FloatCodecGpuTest = GpuTest;
@@ -161,6 +178,51 @@ TEST_F(FloatCodecGpuTest, GpuRoundTripOverTheWholeRangeWithinTwoToMinusP) {
       ASSERT_LT(static_cast<double>(held[i]) - back, bound) << "value " << held[i];
     }
     EXPECT_EQ(mismatches, 0);
+  }
+}
+
+}  // namespace
+}  // namespace nft::gpu::testing
+
+namespace nft::gpu::testing {
+namespace {
+
+// Decodes two p = 24 values from two input texels and writes them as one pair texel.
+const ShaderSource kPairPass{"tests/pair.frag.glsl", R"(
+uniform sampler2D u_input;
+uniform vec2 u_size;
+uniform vec2 u_input_codec;
+void main() {
+  vec2 i = nft_texel_index();
+  float a = nft_decode_float(texture2D(u_input, nft_texel_uv(vec2(2.0 * i.x, i.y), u_size)), u_input_codec);
+  float b = nft_decode_float(texture2D(u_input, nft_texel_uv(vec2(2.0 * i.x + 1.0, i.y), u_size)), u_input_codec);
+  gl_FragColor = nft_encode_pair(vec2(a, b));
+}
+)"};
+
+TEST_F(FloatCodecGpuTest, GpuPairEncodingMatchesCppByteForByte) {
+  const int w = 64, h = 32;  // 64 x 32 pairs from 128 x 32 values
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> uniform(-128.0f, 128.0f);
+  std::vector<std::uint8_t> input(static_cast<size_t>(2 * w * h * 4));
+  std::vector<float> held(static_cast<size_t>(2 * w * h));
+  for (size_t i = 0; i < held.size(); ++i) {
+    const auto c = encodeFloatRgba8(uniform(rng), 24);
+    std::copy(c.begin(), c.end(), input.begin() + static_cast<long>(i * 4));
+    held[i] = decodeFloatRgba8(c.data(), 24);
+  }
+  const Texture source(caps(), 2 * w, h, TextureFormat::Rgba8, input.data());
+  const Texture target(caps(), w, h, TextureFormat::Rgba8);
+  const Framebuffer fb(target);
+  const Program pair = QuadPass::makeProgram("codec_pair", {shaders::float_codec, kPairPass});
+  pair.setTexture("u_input", 0, source);
+  pair.setUniform("u_size", float(2 * w), float(h));
+  pair.setUniform("u_input_codec", std::ldexp(1.0f, 24), std::ldexp(1.0f, -24));
+  quad().run(pair, fb);
+  const std::vector<std::uint8_t> out = fb.readRgba8();
+  for (size_t i = 0; i < static_cast<size_t>(w * h); ++i) {
+    const auto expected = encodePairRgba8(held[2 * i], held[2 * i + 1]);
+    for (size_t c = 0; c < 4; ++c) ASSERT_EQ(out[i * 4 + c], expected[c]) << "pair " << i << " channel " << c;
   }
 }
 

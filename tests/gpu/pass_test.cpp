@@ -134,3 +134,30 @@ TEST_F(PassTest, BadSizesAndNamesAreClearErrors) {
 
 }  // namespace
 }  // namespace nft::gpu::testing
+
+namespace nft::gpu::testing {
+namespace {
+
+TEST_F(PassTest, CopyFromFramebufferMovesARectangleTexelForTexel) {
+  const Texture source(caps(), 40, 30, TextureFormat::Rgba8);
+  const Framebuffer sourceFb(source);
+  quad().run(QuadPass::makeProgram("pattern", {kPatternPass}), sourceFb);
+  std::vector<std::uint8_t> zeros(64 * 64 * 4, 0);
+  Texture destination(caps(), 64, 64, TextureFormat::Rgba8, zeros.data());
+  destination.copyFrom(sourceFb, {3, 4, 20, 10}, 30, 50);
+  const Framebuffer destinationFb(destination);
+  const std::vector<std::uint8_t> out = destinationFb.readRgba8();
+  for (int y = 0; y < 64; ++y)
+    for (int x = 0; x < 64; ++x) {
+      const bool inside = x >= 30 && x < 50 && y >= 50 && y < 60;
+      const std::array<std::uint8_t, 4> expected =
+          inside ? pattern(x - 30 + 3, y - 50 + 4) : std::array<std::uint8_t, 4>{0, 0, 0, 0};
+      for (int c = 0; c < 4; ++c)
+        ASSERT_EQ(out[static_cast<size_t>((y * 64 + x) * 4 + c)], expected[static_cast<size_t>(c)])
+            << "texel (" << x << ", " << y << ")";
+    }
+  EXPECT_THROW(destination.copyFrom(sourceFb, {0, 0, 20, 10}, 50, 0), GpuError);  // sticks out
+}
+
+}  // namespace
+}  // namespace nft::gpu::testing

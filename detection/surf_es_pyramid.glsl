@@ -1,0 +1,27 @@
+// Sampling the image pyramid of SurfEs (seeds/000 section 4.2: box means read from the
+// mipmap level that matches the box, with trilinear filtering).
+//
+// The levels live side by side in one RGBA8 atlas (surf_es.cpp builds it): level 0, the W × H
+// gray image, at (0, 0); level k >= 1, ceil(W/2^k) × ceil(H/2^k), in a column to its right.
+// Reading them as regions gives each fragment an explicit level of detail in core GLES2,
+// where fragment shaders have no texture2DLod and the hardware would derive the level from
+// screen-space derivatives, which mean nothing when neighbouring fragments belong to
+// different keypoints. Trilinear filtering is bilinear filtering in two levels and a mix.
+//
+// A keypoint's two levels come precomputed (surf_es.cpp) as vec3 (origin in the atlas, 2^-k),
+// with the mix factor f between them.
+uniform sampler2D u_pyramid;
+uniform vec2 u_pyramid_scale;  // 1 / atlas size in texels
+uniform vec2 u_image_size;     // (W, H): level 0
+
+// Bilinear sample of a level at g, in level-0 pixel coordinates (pixel c covers [c, c + 1]);
+// outside the level the nearest edge texel (clamp-to-edge).
+float nft_level_sample(vec3 level, vec2 g) {
+  vec2 t = clamp(g * level.z, vec2(0.5), ceil(u_image_size * level.z) - 0.5);
+  return texture2D(u_pyramid, (level.xy + t) * u_pyramid_scale).r;
+}
+
+// Mean intensity of a box centred at g: trilinear between the keypoint's two levels.
+float nft_box_mean(vec2 g, vec3 level0, vec3 level1, float f) {
+  return mix(nft_level_sample(level0, g), nft_level_sample(level1, g), f);
+}
