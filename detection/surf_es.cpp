@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <opencv2/imgproc.hpp>
+
 #include "detection/nft_detection_shaders.h"
 #include "gpu/capabilities.h"
 #include "gpu/float_codec.h"
@@ -58,7 +60,7 @@ struct Target {
 
 double SurfEsTimings::total() const {
   double sum = 0;
-  for (double v : {upload, gray, pyramid, orientation, lattice, sums, norm, normalize, readback})
+  for (double v : {pyramid, orientation, lattice, sums, norm, normalize, readback})
     if (std::isfinite(v)) sum += v;
   return sum;
 }
@@ -73,19 +75,22 @@ struct SurfEs::Impl {
   int texels = 64;  // texels per descriptor column: bins (Rgba8) or subregions² (Float)
 
   QuadPass quad;
-  std::optional<Program> grayProgram, grayBgrProgram, halveProgram, orientationProgram, latticeProgram, sumsProgram,
+  std::optional<Program> grayProgram, halveProgram, orientationProgram, latticeProgram, sumsProgram,
       normProgram, normalizeProgram, exportProgram;
   RectBatch orientationBatch, latticeBatch, sumsBatch;  // one rectangle per keypoint, with its data
 
   // Per-keypoint layouts: keypoint k in column k % kColumns of block row k / kColumns.
   std::optional<Target> lattice, sums, norms, descriptors, exported, orientations;
 
-  // Per image size: the input texture, the pyramid atlas and its levels, the halving scratch.
+  // Per image size: the pyramid atlas (RGBA8: llvmpipe filters it twice as fast as luminance)
+  // and its levels, the scratch target passes render into before their result is copied into
+  // the atlas (a pass cannot read the texture it writes), and the colour input texture.
   cv::Size imageSize;
   int imageChannels = 0;
-  std::optional<Texture> input;
-  std::optional<Target> pyramid, scratch;
+  std::optional<Texture> pyramid, colourInput;
+  std::optional<Target> scratch;
   std::vector<Rect> levels;  // level k's rectangle in the atlas
+  cv::Mat rgba;              // a gray image expanded for upload
 
   bool profiling = false;
   SurfEsTimings timings;
@@ -141,8 +146,6 @@ SurfEs::Impl::Impl(const gpu::Capabilities& c, const SurfEsOptions& o) : caps(c)
   namespace gs = gpu::shaders;
   namespace ds = shaders;
   const std::vector<std::string> d = defines();
-  std::vector<std::string> bgr = d;
-  bgr.push_back("NFT_INPUT_BGR");
   std::vector<std::string> framed = d;  // passes that place the box lattice in the keypoint frame
   if (o.orientation == Orientation::Oriented) framed.push_back("NFT_ORIENTED");
   const std::vector<gpu::ShaderSource> keypointPieces{gs::float_codec, ds::surf_es_precision, ds::surf_es_pyramid,
@@ -154,7 +157,6 @@ SurfEs::Impl::Impl(const gpu::Capabilities& c, const SurfEsOptions& o) : caps(c)
   const std::vector<gpu::ShaderSource> codec{gs::float_codec, ds::surf_es_precision};
 
   grayProgram.emplace(QuadPass::makeProgram("surf_es_gray", {ds::surf_es_gray_frag}, d));
-  grayBgrProgram.emplace(QuadPass::makeProgram("surf_es_gray_bgr", {ds::surf_es_gray_frag}, bgr));
   halveProgram.emplace(QuadPass::makeProgram("surf_es_halve", {ds::surf_es_halve_frag}, d));
   orientationProgram.emplace(RectBatch::makeProgram(
       "surf_es_orientation", withPieces(keypointPieces, {ds::surf_es_orientation_frag}), d));
@@ -196,10 +198,10 @@ std::vector<std::string> SurfEs::Impl::defines() const {
 }
 
 void SurfEs::Impl::prepareImage(const cv::Mat& image) {
-  if (image.size() == imageSize && image.channels() == imageChannels && input) return;
+  if (image.size() == imageSize && image.channels() == imageChannels && pyramid) return;
   imageSize = image.size();
   imageChannels = image.channels();
-  input.emplace(caps, image.cols, image.rows, imageChannels == 3 ? TextureFormat::Rgb8 : TextureFormat::Luminance8);
+  if (imageChannels == 3) colourInput.emplace(caps, image.cols, image.rows, TextureFormat::Rgb8);
   // Level 0 at (0, 0); levels 1.. stacked in a column to its right, until 1 × 1.
   levels.assign(1, Rect{0, 0, image.cols, image.rows});
   int y = 0;
@@ -209,29 +211,35 @@ void SurfEs::Impl::prepareImage(const cv::Mat& image) {
     y += next.height;
     levels.push_back(next);
   }
-  const int atlasWidth = image.cols + std::max(1, levels.size() > 1 ? levels[1].width : 0);
-  pyramid.emplace(caps, atlasWidth, std::max(image.rows, y), TextureFormat::Rgba8);
-  pyramid->texture.setFilter(Filter::Linear, Filter::Linear);
-  scratch.emplace(caps, std::max(1, levels.size() > 1 ? levels[1].width : 1),
-                  std::max(1, levels.size() > 1 ? levels[1].height : 1), TextureFormat::Rgba8);
+  const int column = levels.size() > 1 ? levels[1].width : 1;
+  pyramid.emplace(caps, image.cols + column, std::max(image.rows, y), TextureFormat::Rgba8);
+  pyramid->setFilter(Filter::Linear, Filter::Linear);
+  scratch.emplace(caps, image.cols, image.rows, TextureFormat::Rgba8);
 }
 
 void SurfEs::Impl::buildPyramid(const cv::Mat& image) {
-  const Program& gray = image.channels() == 3 ? *grayBgrProgram : *grayProgram;
-  gray.setTexture("u_image", 0, *input);
-  gray.setUniform("u_image_size", static_cast<float>(image.cols), static_cast<float>(image.rows));
-  quad.run(gray, pyramid->framebuffer, levels[0]);
+  if (image.channels() == 1) {
+    cv::cvtColor(image, rgba, cv::COLOR_GRAY2RGBA);  // gray needs no pass, only an upload
+    pyramid->upload(rgba.data, levels[0]);
+  } else {
+    const cv::Mat continuous = image.isContinuous() ? image : image.clone();
+    colourInput->upload(continuous.data);
+    grayProgram->setTexture("u_image", 0, *colourInput);
+    grayProgram->setUniform("u_image_size", static_cast<float>(image.cols), static_cast<float>(image.rows));
+    quad.run(*grayProgram, scratch->framebuffer, levels[0]);
+    pyramid->copyFrom(scratch->framebuffer, levels[0], 0, 0);
+  }
   const Program& halve = *halveProgram;
-  halve.setTexture("u_atlas", 0, pyramid->texture);
-  halve.setUniform("u_atlas_scale", 1.0f / static_cast<float>(pyramid->texture.width()),
-                   1.0f / static_cast<float>(pyramid->texture.height()));
+  halve.setTexture("u_atlas", 0, *pyramid);
+  halve.setUniform("u_atlas_scale", 1.0f / static_cast<float>(pyramid->width()),
+                   1.0f / static_cast<float>(pyramid->height()));
   for (size_t k = 1; k < levels.size(); ++k) {
     const Rect& source = levels[k - 1];
     const Rect& level = levels[k];
     halve.setUniform("u_source_origin", static_cast<float>(source.x), static_cast<float>(source.y));
     halve.setUniform("u_source_size", static_cast<float>(source.width), static_cast<float>(source.height));
     quad.run(halve, scratch->framebuffer, {0, 0, level.width, level.height});
-    pyramid->texture.copyFrom(scratch->framebuffer, {0, 0, level.width, level.height}, level.x, level.y);
+    pyramid->copyFrom(scratch->framebuffer, {0, 0, level.width, level.height}, level.x, level.y);
   }
 }
 
@@ -306,18 +314,13 @@ GpuDescriptors SurfEs::Impl::run(const cv::Mat& image, const std::vector<Keypoin
   out.precisionBits = precision;
 
   prepareImage(image);
-  stage(timings.upload, [&] {
-    const cv::Mat continuous = image.isContinuous() ? image : image.clone();
-    input->upload(continuous.data);
-  });
-  stage(timings.pyramid, [&] { buildPyramid(image); });
-  timings.gray = nan;  // part of the pyramid stage
+  stage(timings.pyramid, [&] { buildPyramid(image); });  // upload included
   if (n == 0) return out;
 
   auto setPyramid = [&](const Program& program) {
-    program.setTexture("u_pyramid", 0, pyramid->texture);
-    program.setUniform("u_pyramid_scale", 1.0f / static_cast<float>(pyramid->texture.width()),
-                       1.0f / static_cast<float>(pyramid->texture.height()));
+    program.setTexture("u_pyramid", 0, *pyramid);
+    program.setUniform("u_pyramid_scale", 1.0f / static_cast<float>(pyramid->width()),
+                       1.0f / static_cast<float>(pyramid->height()));
     program.setUniform("u_image_size", static_cast<float>(image.cols), static_cast<float>(image.rows));
   };
   const bool oriented = options.orientation == Orientation::Oriented;

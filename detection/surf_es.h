@@ -60,9 +60,10 @@ struct GpuDescriptors {
 
 /// GPU time of each stage of the last call, in milliseconds (when profiling is on; NaN for a
 /// stage that did not run or whose sample was void). Measured with gpu::GpuTimer.
+/// pyramid: image upload, gray conversion and pyramid levels; lattice: box means (RGBA8 path);
+/// sums: subregion sums (the float path forms its box means here); readback: describe() only.
 struct SurfEsTimings {
-  double upload = 0, gray = 0, pyramid = 0, orientation = 0, lattice = 0, sums = 0, norm = 0, normalize = 0,
-         readback = 0;
+  double pyramid = 0, orientation = 0, lattice = 0, sums = 0, norm = 0, normalize = 0, readback = 0;
   double total() const;
 };
 

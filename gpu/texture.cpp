@@ -128,6 +128,19 @@ void Texture::upload(const void* data) {
   checkGl("Texture::upload");
 }
 
+void Texture::upload(const void* data, const Rect& region) {
+  if (region.x < 0 || region.y < 0 || region.width < 1 || region.height < 1 || region.x + region.width > width_ ||
+      region.y + region.height > height_)
+    throw GpuError("Texture::upload: region " + std::to_string(region.width) + "x" + std::to_string(region.height) +
+                   " at (" + std::to_string(region.x) + ", " + std::to_string(region.y) + ") is not inside the " +
+                   std::to_string(width_) + "x" + std::to_string(height_) + " texture");
+  const GlFormat gl = glFormat(format_);
+  bind();
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+  glTexSubImage2D(GL_TEXTURE_2D, 0, region.x, region.y, region.width, region.height, gl.format, gl.type, data);
+  checkGl("Texture::upload (region)");
+}
+
 void Texture::setFilter(Filter min, Filter mag) {
   if (mag != Filter::Nearest && mag != Filter::Linear)
     throw std::invalid_argument("Texture::setFilter: the magnification filter must be Nearest or Linear");

@@ -47,6 +47,9 @@ class Texture {
 
   /// Replaces level 0 with `data` (same layout as the constructor's). @throws GpuError.
   void upload(const void* data);
+  /// Replaces `region` of level 0 with `data`: region.width × region.height texels, rows
+  /// tightly packed, first row first. @throws GpuError if the region is not inside.
+  void upload(const void* data, const Rect& region);
   /// Sets the min and mag filters. Mipmap min filters need generateMipmap() first.
   /// @throws std::invalid_argument for a mipmap filter as mag filter.
   void setFilter(Filter min, Filter mag);

@@ -6,67 +6,22 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <cmath>
-#include <filesystem>
-#include <map>
-#include <string>
 #include <vector>
 
 #include <opencv2/core.hpp>
-#include <opencv2/imgproc.hpp>
 
 #include "detection/surf_cpu.h"
-#include "support/test_data.h"
-#include "support/test_keypoints.h"
+#include "surf_workload.h"
 
 namespace {
 
+using nft::benchmarks::keypoints;
+using nft::benchmarks::workload;
+using nft::benchmarks::Workload;
 using nft::detection::DescriptorType;
 using nft::detection::Keypoint;
 using nft::detection::Orientation;
 using nft::detection::SurfCpu;
-
-constexpr const char* kImage = "oxford/graf/img1.png";
-const cv::Size kSize(512, 384);
-
-struct Workload {
-  cv::Mat image;      // CV_8UC1, kSize
-  std::string error;  // non-empty when the data folder is missing
-};
-
-const Workload& workload() {
-  static const Workload w = [] {
-    Workload out;
-    const std::filesystem::path path = nft::testing::dataDir() / kImage;
-    if (!std::filesystem::exists(path)) {
-      out.error = "real data missing: " + path.string() + " (data folder " + nft::testing::dataDir().string() +
-                  "; check out shared/ beside the repository or set NFT_DATA_DIR)";
-      return out;
-    }
-    cv::resize(nft::testing::loadGray(kImage), out.image, kSize, 0, 0, cv::INTER_AREA);
-    return out;
-  }();
-  return w;
-}
-
-// The `count` strongest SIFT keypoints; where SIFT finds fewer, the list is repeated with a
-// deterministic sub-pixel jitter so that every requested count is a distinct workload.
-const std::vector<Keypoint>& keypoints(int count) {
-  static std::map<int, std::vector<Keypoint>> cache;  // benchmarks run one at a time
-  auto found = cache.find(count);
-  if (found != cache.end()) return found->second;
-  const cv::Mat& image = workload().image;
-  std::vector<Keypoint> kps = nft::testing::siftKeypoints(image, count);
-  const size_t detected = kps.size();
-  for (size_t e = 0; detected > 0 && kps.size() < static_cast<size_t>(count); ++e) {
-    Keypoint kp = kps[e % detected];
-    const float jitter = static_cast<float>(std::fmod(static_cast<double>(e) * 0.6180339887, 1.0) - 0.5);
-    kp.x = std::clamp(kp.x + jitter, 0.0f, static_cast<float>(image.cols - 1));
-    kp.y = std::clamp(kp.y - jitter, 0.0f, static_cast<float>(image.rows - 1));
-    kps.push_back(kp);
-  }
-  return cache.emplace(count, std::move(kps)).first->second;
-}
 
 void BM_SurfCpu(benchmark::State& state, DescriptorType type, Orientation orientation, bool allThreads) {
   const Workload& w = workload();
