@@ -32,6 +32,11 @@ struct SurfCpuOptions {
 /// integral of a piecewise-constant image is bilinear inside each pixel cell) and linearly
 /// extrapolated beyond the image (exact for the replicate border, whose integral grows linearly
 /// outside), so windows of any size reaching past the image edge are handled exactly.
+/// Upright, every Haar box corner lies on one (n+2) × (n+2) lattice of spacing s around the
+/// keypoint, looked up once each. Oriented, the (n+1) × (n+1) box means m(c(a, b)) of the
+/// rotated box lattice (surf_descriptor.h) are computed once per keypoint, 4 corner lookups per
+/// axis-aligned s × s box, and every sample's dx', dy' is formed in the keypoint's frame from its
+/// four quadrant boxes (no rotation of axis-aligned responses).
 /// Thread-safe: describe() is const and shares no mutable state between calls.
 class SurfCpu {
  public:

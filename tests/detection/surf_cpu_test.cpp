@@ -45,30 +45,41 @@ double referenceBoxMean(const cv::Mat& image, double x0, double x1, double y0, d
   return sum / ((x1 - x0) * (y1 - y0)) / 255.0;
 }
 
+// The descriptor straight from the definition, for any angle (upright is angle 0): the box
+// means m(c(a, b)) at the (n+1) × (n+1) rotated box lattice, each an axis-aligned s × s box,
+// then every sample's Haar responses from its four quadrants in the keypoint's frame.
 std::vector<double> referenceDescriptor(const cv::Mat& image, const Keypoint& kp, DescriptorType type,
                                         double angleDegrees) {
   const int n = gridSize(type), m = subregionsPerSide(type);
   const double sigma = gaussianSigma(type);
   const double s = kp.scale, a = angleDegrees * kPi / 180.0;
   const double ux = std::cos(a), uy = std::sin(a), vx = -std::sin(a), vy = std::cos(a);
+  // mean[b][a]: m(c(a, b)), c(a, b) = (x, y) + (a − n/2)·s·u + (b − n/2)·s·v.
+  std::vector<std::vector<double>> mean(static_cast<size_t>(n + 1), std::vector<double>(static_cast<size_t>(n + 1)));
+  for (int lb = 0; lb <= n; ++lb) {
+    for (int la = 0; la <= n; ++la) {
+      const double ta = la - n / 2.0, tb = lb - n / 2.0;
+      const double cx = kp.x + ta * s * ux + tb * s * vx;
+      const double cy = kp.y + ta * s * uy + tb * s * vy;
+      mean[static_cast<size_t>(lb)][static_cast<size_t>(la)] =
+          referenceBoxMean(image, cx - s / 2, cx + s / 2, cy - s / 2, cy + s / 2);
+    }
+  }
+  auto at = [&](int la, int lb) { return mean[static_cast<size_t>(lb)][static_cast<size_t>(la)]; };
   std::vector<double> d(static_cast<size_t>(4 * m * m), 0.0);
   for (int j = 0; j < n; ++j) {
     for (int i = 0; i < n; ++i) {
       const double ti = i - (n - 1) / 2.0, tj = j - (n - 1) / 2.0;
-      const double px = kp.x + ti * s * ux + tj * s * vx;
-      const double py = kp.y + ti * s * uy + tj * s * vy;
-      const double dx = referenceBoxMean(image, px, px + s, py - s, py + s) -
-                        referenceBoxMean(image, px - s, px, py - s, py + s);
-      const double dy = referenceBoxMean(image, px - s, px + s, py, py + s) -
-                        referenceBoxMean(image, px - s, px + s, py - s, py);
-      const double rdx = dx * std::cos(a) + dy * std::sin(a);
-      const double rdy = -dx * std::sin(a) + dy * std::cos(a);
+      // Quadrants c(i, j) top left, c(i+1, j) top right, c(i, j+1) bottom left, c(i+1, j+1)
+      // bottom right in the keypoint's frame; no further rotation of the responses.
+      const double dx = 0.5 * ((at(i + 1, j) + at(i + 1, j + 1)) - (at(i, j) + at(i, j + 1)));
+      const double dy = 0.5 * ((at(i, j + 1) + at(i + 1, j + 1)) - (at(i, j) + at(i + 1, j)));
       const double w = std::exp(-(ti * ti + tj * tj) / (2.0 * sigma * sigma));
       const size_t b = static_cast<size_t>(4 * ((j / 5) * m + i / 5));
-      d[b + 0] += w * rdx;
-      d[b + 1] += w * rdy;
-      d[b + 2] += std::abs(w * rdx);
-      d[b + 3] += std::abs(w * rdy);
+      d[b + 0] += w * dx;
+      d[b + 1] += w * dy;
+      d[b + 2] += std::abs(w * dx);
+      d[b + 3] += std::abs(w * dy);
     }
   }
   double norm = 0.0;
@@ -214,10 +225,12 @@ TEST(SurfCpu, VerticalStepEdge) {
     // The subregions on the edge (middle columns) carry clearly positive Σdx.
     EXPECT_GT(up.at<float>(0, 4 * ((m / 2) * m + m / 2)), 0.1f);
 
-    // Angle 90: u = (0, 1), v = (−1, 0), so dx' = dx·cos 90 + dy·sin 90 = dy = 0 and
-    // dy' = −dx·sin 90 + dy·cos 90 = −dx <= 0 (the bright side lies along −v). Sample (i, j) sits
-    // at offset s·(−j̃, ĩ), the place of upright sample (n−1−j, i): rotated subregion (sx, sy)
-    // equals upright subregion (m−1−sy, sx) with (Σdx, Σdy) → (0, −Σdx).
+    // Angle 90: u = (0, 1), v = (−1, 0), so the box lattice point c(a, b) is the upright one
+    // C(n − b, a), and sample (i, j)'s quadrants c(i, j), c(i+1, j), c(i, j+1), c(i+1, j+1)
+    // (top left, top right, bottom left, bottom right) are C(n−j, i), C(n−j, i+1), C(n−1−j, i),
+    // C(n−1−j, i+1): the quadrants of upright sample (n−1−j, i) (same Gaussian weight) turned a
+    // quarter, giving dx' = dy = 0 and dy' = −dx <= 0 (the bright side lies along −v). So rotated
+    // subregion (sx, sy) equals upright subregion (m−1−sy, sx) with (Σdx, Σdy) → (0, −Σdx).
     std::vector<Keypoint> turned = {{31.5f, 30.3f, 1.5f, 90.0f}};
     const cv::Mat rot = SurfCpu({type, Orientation::Oriented, 1}).describe(image, turned);
     for (int sy = 0; sy < m; ++sy) {
