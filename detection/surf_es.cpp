@@ -39,10 +39,10 @@ using gpu::TextureFormat;
 // side²/12); reading log2(side) − log2(3)/2 matches the variance. Measured on graf img1,
 // 1000 keypoints, against exact box means: mean cosine 0.9996 (bias 0: 0.9978).
 constexpr float kLodBias = -0.79248125f;
-// Keypoints per row of the per-keypoint layouts (descriptors, sums, norms, orientations).
-constexpr int kColumns = 1024;
-// Keypoint blocks per row of the lattice texture (RGBA8 path).
-constexpr int kLatticeBlocks = 64;
+// Keypoint blocks per row of every per-keypoint layout (lattice, sums, descriptors: a block of
+// texels per keypoint; norms, orientations: one texel). Square blocks keep 2 × 2 fragment
+// quads full, which halves the cost on llvmpipe against one-texel-wide columns.
+constexpr int kBlocksPerRow = 64;
 
 // A texture with its framebuffer.
 struct Target {
@@ -72,15 +72,21 @@ struct SurfEs::Impl {
   int precision = 23;    // p of the RGBA8 encoding
   bool emulate = false;  // round intermediates to p bits
   int grid = 20, subregions = 4, bins = 64;
-  int texels = 64;  // texels per descriptor column: bins (Rgba8) or subregions² (Float)
+  // Block sides are even, so that 2 × 2 fragment quads never straddle two keypoints' blocks
+  // (a straddling quad runs both rectangles' fragments half empty).
+  int used = 8;          // texels per side a descriptor uses: sqrt(bins) (Rgba8) or subregions (Float)
+  int block = 8;         // its block pitch: `used` rounded up to even
+  int binsBlock = 8;     // side of the RGBA8 layout (sqrt(bins), even), also used for readback
+  int latticeBlock = 22; // (grid + 1) rounded up to even
 
   QuadPass quad;
-  std::optional<Program> grayProgram, halveProgram, orientationProgram, latticeProgram, sumsProgram,
+  std::optional<Program> grayProgram, halveProgram, orientationProgram, resolveProgram, latticeProgram, sumsProgram,
       normProgram, normalizeProgram, exportProgram;
   RectBatch orientationBatch, latticeBatch, sumsBatch;  // one rectangle per keypoint, with its data
 
-  // Per-keypoint layouts: keypoint k in column k % kColumns of block row k / kColumns.
-  std::optional<Target> lattice, sums, norms, descriptors, exported, orientations;
+  // Per-keypoint layouts: keypoint k owns block (k % kBlocksPerRow, k / kBlocksPerRow).
+  // moments: four partial orientation moments per keypoint (a 2 × 2 block).
+  std::optional<Target> lattice, sums, norms, descriptors, exported, moments, orientations;
 
   // Per image size: the pyramid atlas (RGBA8: llvmpipe filters it twice as fast as luminance)
   // and its levels, the scratch target passes render into before their result is copied into
@@ -103,7 +109,7 @@ struct SurfEs::Impl {
   std::array<float, 12> keypointData(const Keypoint& kp, int k) const;
   std::vector<RectBatch::Item> keypointItems(const std::vector<Keypoint>& keypoints, int width, int height,
                                              int blocksPerRow) const;
-  void overBlocks(int n, int rowsPerKeypoint, const Program& program, const Target& target) const;
+  void overKeypoints(int n, int side, const Program& program, const Target& target) const;
   GpuDescriptors run(const cv::Mat& image, const std::vector<Keypoint>& keypoints);
   template <typename Fn>
   void stage(double& slot, Fn&& fn);
@@ -129,19 +135,24 @@ SurfEs::Impl::Impl(const gpu::Capabilities& c, const SurfEsOptions& o) : caps(c)
   grid = gridSize(o.type);
   subregions = subregionsPerSide(o.type);
   bins = descriptorLength(o.type);
-  texels = storage == DescriptorStorage::Float ? subregions * subregions : bins;
-  const int columns = std::min(kColumns, o.maxKeypoints);
-  const int blockRows = (o.maxKeypoints + kColumns - 1) / kColumns;
+  auto even = [](int v) { return v + (v & 1); };
+  binsBlock = bins == 64 ? 8 : 6;
+  used = storage == DescriptorStorage::Float ? subregions : binsBlock;
+  block = even(used);
+  latticeBlock = even(grid + 1);
+  const int blocksWide = std::min(kBlocksPerRow, o.maxKeypoints);
+  const int blockRows = (o.maxKeypoints + kBlocksPerRow - 1) / kBlocksPerRow;
   const TextureFormat work = storage == DescriptorStorage::Float ? floatFormat : TextureFormat::Rgba8;
-  if (storage == DescriptorStorage::Rgba8) {
-    const int latticeRows = (o.maxKeypoints + kLatticeBlocks - 1) / kLatticeBlocks;
-    lattice.emplace(caps, kLatticeBlocks * (grid + 1), latticeRows * (grid + 1), TextureFormat::Rgba8);
-  }
-  sums.emplace(caps, columns, blockRows * texels, work);
-  norms.emplace(caps, columns, blockRows, work);
-  descriptors.emplace(caps, columns, blockRows * texels, work);
-  orientations.emplace(caps, columns, blockRows, TextureFormat::Rgba8);
-  if (storage == DescriptorStorage::Float) exported.emplace(caps, columns, blockRows * bins, TextureFormat::Rgba8);
+  if (storage == DescriptorStorage::Rgba8)
+    lattice.emplace(caps, blocksWide * latticeBlock, blockRows * latticeBlock, TextureFormat::Rgba8);
+  sums.emplace(caps, blocksWide * block, blockRows * block, work);
+  norms.emplace(caps, blocksWide, blockRows, work);
+  descriptors.emplace(caps, blocksWide * block, blockRows * block, work);
+  orientations.emplace(caps, blocksWide, blockRows, TextureFormat::Rgba8);
+  if (o.orientation == Orientation::Oriented)
+    moments.emplace(caps, 2 * blocksWide, 2 * blockRows, TextureFormat::Rgba8);
+  if (storage == DescriptorStorage::Float)
+    exported.emplace(caps, blocksWide * binsBlock, blockRows * binsBlock, TextureFormat::Rgba8);
 
   namespace gs = gpu::shaders;
   namespace ds = shaders;
@@ -160,6 +171,8 @@ SurfEs::Impl::Impl(const gpu::Capabilities& c, const SurfEsOptions& o) : caps(c)
   halveProgram.emplace(QuadPass::makeProgram("surf_es_halve", {ds::surf_es_halve_frag}, d));
   orientationProgram.emplace(RectBatch::makeProgram(
       "surf_es_orientation", withPieces(keypointPieces, {ds::surf_es_orientation_frag}), d));
+  resolveProgram.emplace(
+      QuadPass::makeProgram("surf_es_orientation_resolve", {gs::float_codec, ds::surf_es_orientation_resolve_frag}, d));
   if (storage == DescriptorStorage::Rgba8) {
     latticeProgram.emplace(RectBatch::makeProgram(
         "surf_es_lattice", withPieces(keypointPieces, {ds::surf_es_lattice_frag}), framed));
@@ -188,10 +201,11 @@ std::vector<std::string> SurfEs::Impl::defines() const {
   std::vector<std::string> d = {"GRID " + real(grid),
                                 "SIGMA " + std::to_string(gaussianSigma(options.type)),
                                 "SUBREGIONS " + real(subregions),
-                                "BINS " + real(bins),
-                                "TEXELS " + std::to_string(texels),
-                                "COLUMNS " + real(kColumns),
-                                "LATTICE_BLOCKS " + real(kLatticeBlocks)};
+                                "BLOCK " + real(block),
+                                "USED_INT " + std::to_string(used),
+                                "LATTICE_BLOCK " + real(latticeBlock),
+                                "BINS_BLOCK " + real(binsBlock),
+                                "MOMENT_SCALE 0.5"};
   if (storage == DescriptorStorage::Float) d.push_back("NFT_FLOAT_STORAGE");
   if (emulate) d.push_back("NFT_EMULATE_PRECISION");
   return d;
@@ -251,8 +265,8 @@ std::array<float, 12> SurfEs::Impl::keypointData(const Keypoint& kp, int k) cons
   const Rect& l0 = levels[static_cast<size_t>(k0)];
   const Rect& l1 = levels[static_cast<size_t>(k1)];
   return {kp.x + 0.5f, kp.y + 0.5f, kp.scale, lod - static_cast<float>(k0),
-          static_cast<float>(l0.x), static_cast<float>(l0.y), std::ldexp(1.0f, -k0), static_cast<float>(k % kColumns) + 0.5f,
-          static_cast<float>(l1.x), static_cast<float>(l1.y), std::ldexp(1.0f, -k1), static_cast<float>(k / kColumns) + 0.5f};
+          static_cast<float>(l0.x), static_cast<float>(l0.y), std::ldexp(1.0f, -k0), static_cast<float>(k % kBlocksPerRow) + 0.5f,
+          static_cast<float>(l1.x), static_cast<float>(l1.y), std::ldexp(1.0f, -k1), static_cast<float>(k / kBlocksPerRow) + 0.5f};
 }
 
 std::vector<RectBatch::Item> SurfEs::Impl::keypointItems(const std::vector<Keypoint>& keypoints, int width,
@@ -266,12 +280,11 @@ std::vector<RectBatch::Item> SurfEs::Impl::keypointItems(const std::vector<Keypo
   return items;
 }
 
-void SurfEs::Impl::overBlocks(int n, int rowsPerKeypoint, const Program& program, const Target& target) const {
-  for (int first = 0; first < n; first += kColumns) {
-    const int block = first / kColumns;
-    quad.run(program, target.framebuffer,
-             {0, block * rowsPerKeypoint, std::min(kColumns, n - first), rowsPerKeypoint});
-  }
+void SurfEs::Impl::overKeypoints(int n, int side, const Program& program, const Target& target) const {
+  // Full rows of blocks, then the partial last row: exactly the n keypoints' blocks.
+  const int fullRows = n / kBlocksPerRow, rest = n % kBlocksPerRow;
+  if (fullRows > 0) quad.run(program, target.framebuffer, {0, 0, kBlocksPerRow * side, fullRows * side});
+  if (rest > 0) quad.run(program, target.framebuffer, {0, fullRows * side, rest * side, side});
 }
 
 template <typename Fn>
@@ -307,8 +320,9 @@ GpuDescriptors SurfEs::Impl::run(const cv::Mat& image, const std::vector<Keypoin
   GpuDescriptors out;
   out.texture = &descriptors->texture;
   out.count = n;
-  out.columns = std::min(kColumns, options.maxKeypoints);
-  out.texelsPerDescriptor = texels;
+  out.blocksPerRow = kBlocksPerRow;
+  out.blockSide = block;
+  out.texelsPerSide = used;
   out.storage = storage;
   out.type = options.type;
   out.precisionBits = precision;
@@ -330,41 +344,43 @@ GpuDescriptors SurfEs::Impl::run(const cv::Mat& image, const std::vector<Keypoin
   };
   if (oriented) {
     stage(timings.orientation, [&] {
-      std::vector<RectBatch::Item> items = keypointItems(keypoints, 1, 1, kColumns);
+      std::vector<RectBatch::Item> items = keypointItems(keypoints, 2, 2, kBlocksPerRow);
       for (int k = 0; k < n; ++k) {  // data1.w: the given angle, or -1 to compute one
         const float angle = keypoints[static_cast<size_t>(k)].angle;
         items[static_cast<size_t>(k)].data[7] = angle >= 0.0f ? angle : -1.0f;
       }
       orientationBatch.set(items);
       setPyramid(*orientationProgram);
-      orientationBatch.draw(*orientationProgram, orientations->framebuffer);
+      orientationBatch.draw(*orientationProgram, moments->framebuffer);
+      moments->sampleAs(*resolveProgram, "u_moments", 0);
+      overKeypoints(n, 1, *resolveProgram, *orientations);
     });
   }
   if (storage == DescriptorStorage::Rgba8) {
     stage(timings.lattice, [&] {
-      latticeBatch.set(keypointItems(keypoints, grid + 1, grid + 1, kLatticeBlocks));
+      latticeBatch.set(keypointItems(keypoints, latticeBlock, latticeBlock, kBlocksPerRow));
       setFrame(*latticeProgram);
       latticeBatch.draw(*latticeProgram, lattice->framebuffer);
     });
     stage(timings.sums, [&] {
       lattice->sampleAs(*sumsProgram, "u_lattice", 0);
-      overBlocks(n, texels, *sumsProgram, *sums);
+      overKeypoints(n, block, *sumsProgram, *sums);
     });
   } else {
     stage(timings.sums, [&] {
-      sumsBatch.set(keypointItems(keypoints, 1, texels, kColumns));
+      sumsBatch.set(keypointItems(keypoints, block, block, kBlocksPerRow));
       setFrame(*sumsProgram);
       sumsBatch.draw(*sumsProgram, sums->framebuffer);
     });
   }
   stage(timings.norm, [&] {
     sums->sampleAs(*normProgram, "u_sums", 0);
-    overBlocks(n, 1, *normProgram, *norms);
+    overKeypoints(n, 1, *normProgram, *norms);
   });
   stage(timings.normalize, [&] {
     sums->sampleAs(*normalizeProgram, "u_sums", 0);
     norms->sampleAs(*normalizeProgram, "u_norms", 1);
-    overBlocks(n, texels, *normalizeProgram, *descriptors);
+    overKeypoints(n, block, *normalizeProgram, *descriptors);
   });
   return out;
 }
@@ -386,27 +402,30 @@ cv::Mat SurfEs::describe(const cv::Mat& image, std::vector<Keypoint>& keypoints)
   cv::Mat result(n, m.bins, CV_32F, cv::Scalar(0));
   if (n == 0) return result;
   m.stage(m.timings.readback, [&] {
-    const int columns = std::min(n, kColumns);
-    const int blocks = (n + kColumns - 1) / kColumns;
+    const int side = m.binsBlock;
+    const int blocksWide = std::min(n, kBlocksPerRow);
+    const int blockRows = (n + kBlocksPerRow - 1) / kBlocksPerRow;
     const Target* source = &*m.descriptors;
     if (m.storage == DescriptorStorage::Float) {
       m.descriptors->sampleAs(*m.exportProgram, "u_descriptors", 0);
-      m.overBlocks(n, m.bins, *m.exportProgram, *m.exported);
+      m.overKeypoints(n, side, *m.exportProgram, *m.exported);
       source = &*m.exported;
     }
-    const std::vector<std::uint8_t> bytes = source->framebuffer.readRgba8({0, 0, columns, blocks * m.bins});
+    const int width = blocksWide * side;
+    const std::vector<std::uint8_t> bytes = source->framebuffer.readRgba8({0, 0, width, blockRows * side});
     for (int k = 0; k < n; ++k) {
-      const int col = k % kColumns, block = k / kColumns;
+      const int x0 = (k % kBlocksPerRow) * side, y0 = (k / kBlocksPerRow) * side;
       float* row = result.ptr<float>(k);
-      for (int b = 0; b < m.bins; ++b)
-        row[b] = gpu::decodeFloatRgba8(&bytes[static_cast<size_t>(((block * m.bins + b) * columns + col) * 4)],
-                                       m.precision);
+      for (int b = 0; b < m.bins; ++b) {
+        const int x = x0 + b % side, y = y0 + b / side;
+        row[b] = gpu::decodeFloatRgba8(&bytes[static_cast<size_t>((y * width + x) * 4)], m.precision);
+      }
     }
     if (m.options.orientation == Orientation::Oriented) {
-      const std::vector<std::uint8_t> angles = m.orientations->framebuffer.readRgba8({0, 0, columns, blocks});
+      const std::vector<std::uint8_t> angles = m.orientations->framebuffer.readRgba8({0, 0, blocksWide, blockRows});
       for (int k = 0; k < n; ++k) {
-        const int col = k % kColumns, block = k / kColumns;
-        const std::array<float, 2> cs = gpu::decodePairRgba8(&angles[static_cast<size_t>((block * columns + col) * 4)]);
+        const size_t texel = static_cast<size_t>((k / kBlocksPerRow) * blocksWide + k % kBlocksPerRow);
+        const std::array<float, 2> cs = gpu::decodePairRgba8(&angles[texel * 4]);
         double degrees = std::atan2(static_cast<double>(cs[1]), static_cast<double>(cs[0])) * 180.0 / CV_PI;
         if (degrees < 0.0) degrees += 360.0;
         keypoints[static_cast<size_t>(k)].angle = static_cast<float>(degrees >= 360.0 ? 0.0 : degrees);

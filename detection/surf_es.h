@@ -44,15 +44,19 @@ struct SurfEsOptions {
 /// Descriptors left on the GPU for the matcher (no readback). Valid until the next call of
 /// the SurfEs that made them.
 ///
-/// Layout: keypoint k's descriptor is column k % columns of `texture`, rows
-/// (k / columns)·texelsPerDescriptor + t for t in [0, texelsPerDescriptor). Rgba8 storage:
-/// one bin per texel, encoded with gpu/float_codec.glsl at `precisionBits`; Float storage:
-/// four consecutive bins per texel (bins 4t .. 4t + 3). Rows have unit L2 norm.
+/// Layout: keypoint k's descriptor is in the blockSide × blockSide block of `texture` at
+/// ((k % blocksPerRow)·blockSide, (k / blocksPerRow)·blockSide), descriptor texel t at
+/// (t % texelsPerSide, t / texelsPerSide) in it — square blocks, as seeds/000 section 6.1
+/// suggests for cache locality. Rgba8 storage: 8 × 8 (SURF-64) or 6 × 6 (SURF-36) texels, texel
+/// t holding bin t encoded with gpu/float_codec.glsl at `precisionBits`; Float storage: 4 × 4
+/// or 3 × 3 texels (in a 4 × 4 block), texel t holding bins 4t .. 4t + 3 (one subregion).
+/// Rows have unit L2 norm.
 struct GpuDescriptors {
   const gpu::Texture* texture = nullptr;
   int count = 0;
-  int columns = 0;
-  int texelsPerDescriptor = 0;
+  int blocksPerRow = 0;
+  int blockSide = 0;
+  int texelsPerSide = 0;
   DescriptorStorage storage = DescriptorStorage::Rgba8;
   DescriptorType type = DescriptorType::Surf64;
   int precisionBits = 0;

@@ -1,8 +1,9 @@
-// SurfEs sum pass, RGBA8 storage: one fragment per descriptor bin (a QuadPass over the
-// descriptor layout: column = keypoint % COLUMNS, row = (keypoint / COLUMNS)·BINS + bin),
-// bin = 4·subregion + k. It reads the 36 box means of its subregion from the lattice pass's
-// texture (keypoint k's (GRID+1)² block at (k % LATTICE_BLOCKS, k / LATTICE_BLOCKS)) and
-// writes the one sum it owns with the float codec: GLES2 has one RGBA8 output per fragment.
+// SurfEs sum pass, RGBA8 storage: one fragment per descriptor bin — a QuadPass over the
+// descriptor layout, where keypoint k owns the BLOCK × BLOCK block (k % BLOCKS_PER_ROW,
+// k / BLOCKS_PER_ROW) and bin b sits at (b % BLOCK, b / BLOCK) in it; b = 4·subregion + k.
+// It reads the 36 box means of its subregion from the lattice pass's texture (the keypoint's
+// LATTICE_BLOCK² block at the same block coordinates) and writes the one sum it owns with the float
+// codec: GLES2 has one RGBA8 output per fragment.
 uniform sampler2D u_lattice;
 uniform vec2 u_lattice_size;
 
@@ -17,11 +18,10 @@ float nft_mean_at(float a, float b) {
 
 void main() {
   vec2 index = nft_texel_index();
-  float block = floor(index.y / BINS);
-  float bin = index.y - BINS * block;
-  float keypoint = block * COLUMNS + index.x;
-  float blockRow = floor(keypoint / LATTICE_BLOCKS);
-  g_block = (GRID + 1.0) * vec2(keypoint - LATTICE_BLOCKS * blockRow, blockRow);
+  vec2 block = floor(index / BLOCK);
+  vec2 local = index - BLOCK * block;
+  float bin = local.y * BLOCK + local.x;
+  g_block = LATTICE_BLOCK * block;
   float subregion = floor(bin / 4.0);
   vec4 select = vec4(equal(vec4(bin - 4.0 * subregion), vec4(0.0, 1.0, 2.0, 3.0)));
   float sy = floor(subregion / SUBREGIONS);

@@ -202,8 +202,7 @@ TEST_F(SurfEsTest, OrientedDescriptorsSurviveA90DegreeRotation) {
 TEST_F(SurfEsTest, TilesFourThousandNinetySixKeypoints) {
   NFT_REQUIRE_DATA(kGraf);
   const cv::Mat image = testing::loadGray(kGraf);
-  // 4096 keypoints over the image at varied scales: more than one row of 1024 descriptor
-  // columns and many rows of lattice blocks.
+  // 4096 keypoints over the image at varied scales: 64 full rows of keypoint blocks.
   std::vector<Keypoint> keypoints;
   cv::RNG rng(4096);
   for (int i = 0; i < 4096; ++i) {
@@ -296,15 +295,16 @@ TEST_F(SurfEsTest, ExtractLeavesDescriptorsInTheDocumentedLayout) {
   const GpuDescriptors onGpu = surfEs.extract(image, keypoints);
   ASSERT_NE(onGpu.texture, nullptr);
   EXPECT_EQ(onGpu.count, 40);
-  EXPECT_EQ(onGpu.texelsPerDescriptor, 64);
+  EXPECT_EQ(onGpu.blockSide, 8);
   EXPECT_EQ(onGpu.storage, DescriptorStorage::Rgba8);
   // Read the texture as the matcher would see it and decode by the documented layout.
   const gpu::Framebuffer fb(*onGpu.texture);
   const std::vector<std::uint8_t> bytes = fb.readRgba8();
+  const int side = onGpu.blockSide, per = onGpu.texelsPerSide;
   for (int k = 0; k < onGpu.count; ++k)
     for (int b = 0; b < 64; ++b) {
-      const int col = k % onGpu.columns, row = (k / onGpu.columns) * onGpu.texelsPerDescriptor + b;
-      const float v = gpu::decodeFloatRgba8(&bytes[static_cast<size_t>((row * fb.width() + col) * 4)], onGpu.precisionBits);
+      const int x = (k % onGpu.blocksPerRow) * side + b % per, y = (k / onGpu.blocksPerRow) * side + b / per;
+      const float v = gpu::decodeFloatRgba8(&bytes[static_cast<size_t>((y * fb.width() + x) * 4)], onGpu.precisionBits);
       ASSERT_EQ(v, expected.at<float>(k, b)) << "keypoint " << k << " bin " << b;
     }
 }
