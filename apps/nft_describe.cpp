@@ -38,9 +38,10 @@ int main(int argc, char** argv) {
   app.add_option("--extractor", extractor, "surfes (GPU) or cpu")
       ->check(CLI::IsMember({"surfes", "cpu"}))
       ->capture_default_str();
-  auto* up = app.add_flag("--upright", upright, "upright descriptors (U-SURF; the default), angles ignored");
+  auto* up = app.add_flag("--upright", upright, "upright descriptors (U-SURF), angles ignored");
   app.add_flag("--oriented", oriented,
-               "oriented descriptors: the CSV's angle where given (>= 0), else the intensity-centroid orientation")
+               "oriented descriptors (the default): the CSV's angle where given (>= 0), else the "
+               "intensity-centroid orientation")
       ->excludes(up);
   app.add_option("--descriptor", descriptor, "64 (SURF-64) or 36 (SURF-36)")
       ->check(CLI::IsMember({64, 36}))
@@ -75,7 +76,7 @@ int main(int argc, char** argv) {
       }
     }
     const DescriptorType type = descriptor == 36 ? DescriptorType::Surf36 : DescriptorType::Surf64;
-    const Orientation orientation = oriented ? Orientation::Oriented : Orientation::Upright;
+    const Orientation orientation = upright ? Orientation::Upright : Orientation::Oriented;
     cv::Mat descriptors;
     if (extractor == "cpu") {
       SurfCpuOptions options;
@@ -102,7 +103,7 @@ int main(int argc, char** argv) {
     }
     writeDescriptorsCsv(outPath, descriptors);
     std::fprintf(stderr, "nft_describe: %d descriptors (%d bins, %s, %s) -> %s\n", descriptors.rows, descriptors.cols,
-                 extractor.c_str(), oriented ? "oriented" : "upright", outPath.c_str());
+                 extractor.c_str(), upright ? "upright" : "oriented", outPath.c_str());
   } catch (const std::exception& e) {
     std::cerr << "nft_describe: " << e.what() << "\n";
     return 1;

@@ -16,9 +16,10 @@ namespace nft::detection {
 struct SurfCpuOptions {
   /// SURF-64 (20×20 samples, 4×4 subregions, 64 bins) or SURF-36 (15×15, 3×3, 36 bins).
   DescriptorType type = DescriptorType::Surf64;
-  /// Upright (U-SURF, a = 0 for every keypoint) or oriented (given angle, or the intensity
-  /// centroid of surf_descriptor.h when Keypoint::angle < 0).
-  Orientation orientation = Orientation::Upright;
+  /// Oriented (the default: given angle, or the intensity centroid of surf_descriptor.h when
+  /// Keypoint::angle < 0) or upright (U-SURF, a = 0 for every keypoint, where rotation is not
+  /// needed).
+  Orientation orientation = Orientation::Oriented;
   /// 0 = OpenCV's thread pool (cv::parallel_for_, as many workers as cv::getNumThreads()),
   /// 1 = serial on the calling thread, k > 1 = OpenCV's pool with at most k keypoint stripes,
   /// hence at most k workers. Negative values are rejected by the constructor.

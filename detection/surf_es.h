@@ -33,7 +33,8 @@ struct SurfEsOptions {
   int maxHeight = 1080;
   int maxKeypoints = 4096;   ///< most keypoints per call
   DescriptorType type = DescriptorType::Surf64;
-  Orientation orientation = Orientation::Upright;
+  /// Oriented by default; upright (U-SURF, about half the time) where rotation is not needed.
+  Orientation orientation = Orientation::Oriented;
   DescriptorStorage storage = DescriptorStorage::Auto;
   /// Fragment precision p for the RGBA8 encoding. 0: the GPU's (the probe's). A value below
   /// the GPU's also rounds every intermediate value to p bits, to see on a desktop what a

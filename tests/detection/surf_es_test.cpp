@@ -215,6 +215,7 @@ TEST_F(SurfEsTest, TilesFourThousandNinetySixKeypoints) {
   for (DescriptorStorage storage : {DescriptorStorage::Rgba8, DescriptorStorage::Float}) {
     SurfEsOptions options;
     options.storage = storage;
+    options.orientation = Orientation::Upright;
     SurfEs surfEs(caps(), options);
     std::vector<Keypoint> copy = keypoints;
     const cv::Mat gpu = surfEs.describe(image, copy);
@@ -237,7 +238,9 @@ TEST_F(SurfEsTest, KeypointsAtTheBorderAndSmallCountsWork) {
   const cv::Mat image = syntheticImage(300, 200);
   std::vector<Keypoint> keypoints = {{0, 0, 2.0f}, {299, 199, 3.0f}, {0, 199, 1.5f}, {299, 0, 5.0f},
                                      {150, 0, 2.5f}, {0, 100, 4.0f}, {150.25f, 99.75f, 1.2f}};
-  SurfEs surfEs(caps());
+  SurfEsOptions options;
+  options.orientation = Orientation::Upright;
+  SurfEs surfEs(caps(), options);
   std::vector<Keypoint> copy = keypoints;
   const cv::Mat gpu = surfEs.describe(image, copy);
   const Agreement a = agreement(gpu, cpuDescriptors(image, keypoints, DescriptorType::Surf64, Orientation::Upright));
@@ -273,7 +276,9 @@ TEST_F(SurfEsTest, ColourInputIsConvertedToGray) {
   cv::Mat mixed = 0.114 * b + 0.587 * g + 0.299 * r;
   mixed.convertTo(converted, CV_8U);  // rounds to nearest
   std::vector<Keypoint> keypoints = {{100, 75, 2.0f}, {40, 40, 1.5f}, {160, 100, 3.0f}};
-  SurfEs surfEs(caps());
+  SurfEsOptions options;
+  options.orientation = Orientation::Upright;  // the descriptor, not the orientation estimate, is compared
+  SurfEs surfEs(caps(), options);
   std::vector<Keypoint> k1 = keypoints, k2 = keypoints;
   const cv::Mat fromColour = surfEs.describe(colour, k1);
   const cv::Mat fromGray = surfEs.describe(converted, k2);
