@@ -11,8 +11,9 @@ PACKAGES=(
   # (the GPU of machines without one: CI, containers)
   libegl-dev libgles-dev libegl1 libgles2 libegl-mesa0 libgl1-mesa-dri
   # Libraries: image/video I/O, RANSAC, PnP; linear algebra; YAML configs; desktop window;
-  # command lines; logging; JSON output
+  # command lines; logging; JSON output; CRC-32 of model files
   libopencv-dev libeigen3-dev libyaml-cpp-dev libglfw3-dev libcli11-dev libspdlog-dev nlohmann-json3-dev
+  zlib1g-dev
   # Tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
 )

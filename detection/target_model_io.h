@@ -1,0 +1,36 @@
+#pragma once
+// The target model file (.nftm): one versioned, checksummed binary file.
+//
+// Layout (little-endian): magic "NFTM", u32 format version, u64 payload size, the payload,
+// then the CRC-32 (zlib) of the payload. Payload, in order: image width and height (u32), the
+// image (width × height bytes, row by row), originalScale and widthMetres (f64), descriptor
+// type and orientation (u32), keypoint count N (u32), N × (x, y, scale, angle, response: f32;
+// octave: i32), descriptor length D (u32), N × D f32, patch count M (u32), M × (x, y: f32;
+// level: i32; score: f32), the quality report (keypoints: u32; coverage, distinctness,
+// meanContrast: f64; stars: u32; warning count and each warning as u32 length + bytes).
+
+#include <cstdint>
+#include <string>
+
+#include "detection/target_model.h"
+
+namespace nft::detection {
+
+/// The format version this build writes and reads.
+inline constexpr std::uint32_t kTargetModelVersion = 1;
+
+/// Writes `model` to `path` through a temporary file renamed into place, so a failure never
+/// leaves a half-written model. @throws std::runtime_error naming the file if it cannot be
+/// written; std::invalid_argument if the model is inconsistent (descriptor rows ≠ keypoints,
+/// image not CV_8UC1 or empty).
+void saveTargetModel(const TargetModel& model, const std::string& path);
+
+/// Reads a model written by saveTargetModel. Every size is checked against the file before
+/// anything is allocated, so a truncated, corrupt or foreign file is an error, never a crash
+/// or a half-loaded model.
+/// @throws std::runtime_error naming the file and what is wrong: cannot be opened, not a target
+///         model (magic), another format version (both numbers), truncated (expected and actual
+///         sizes), checksum mismatch (corrupt), or an implausible value inside.
+TargetModel loadTargetModel(const std::string& path);
+
+}  // namespace nft::detection
