@@ -13,6 +13,7 @@
 
 #include <opencv2/imgcodecs.hpp>
 
+#include "detection/fast_detector.h"
 #include "detection/keypoint_io.h"
 #include "detection/surf_cpu.h"
 #include "detection/surf_es.h"
@@ -26,14 +27,19 @@ int main(int argc, char** argv) {
       "nft_describe: SURF descriptors (SURF-ES on the GPU, or the CPU lane) for the keypoints of a CSV file.\n"
       "Keypoint CSV: header 'x,y,scale' or 'x,y,scale,angle'; x, y in pixels ((0,0) = centre of the top-left\n"
       "pixel), SURF scale s (window 20s; OpenCV's SURF KeyPoint.size = 7.5 s), angle in degrees as OpenCV's\n"
-      "KeyPoint.angle (negative: none). Output CSV: header d0,...,d63 (or d35), one row per input keypoint."};
+      "KeyPoint.angle (negative: none). Output CSV: header d0,...,d63 (or d35), one row per input keypoint.\n"
+      "With --detect N instead of --keypoints, the project's scale-aware FAST finds N keypoints and each row\n"
+      "starts with x,y,scale,angle."};
   std::string imagePath, keypointsPath, outPath;
   std::string extractor = "surfes", storage = "auto", platform = "auto";
   bool upright = false, oriented = false;
-  int descriptor = 64, precision = 0;
+  int descriptor = 64, precision = 0, detect = 0;
   app.add_option("--image", imagePath, "input image (any format OpenCV reads; colour is converted to gray)")
       ->required();
-  app.add_option("--keypoints", keypointsPath, "keypoint CSV file")->required();
+  auto* keypointsOption = app.add_option("--keypoints", keypointsPath, "keypoint CSV file");
+  auto* detectOption = app.add_option("--detect", detect, "detect this many keypoints with scale-aware FAST instead")
+                           ->check(CLI::Range(1, 100000));
+  keypointsOption->excludes(detectOption);
   app.add_option("--out", outPath, "output descriptor CSV file")->required();
   app.add_option("--extractor", extractor, "surfes (GPU) or cpu")
       ->check(CLI::IsMember({"surfes", "cpu"}))
@@ -57,12 +63,24 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "surfaceless", "device", "default"}))
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  if (keypointsPath.empty() && detect == 0) {
+    std::cerr << "nft_describe: give --keypoints FILE or --detect N (see --help)\n";
+    return 1;
+  }
 
   try {
     if (!std::filesystem::is_regular_file(imagePath)) throw std::runtime_error("image '" + imagePath + "' does not exist");
     const cv::Mat image = cv::imread(imagePath, cv::IMREAD_COLOR);
     if (image.empty()) throw std::runtime_error("cannot read image '" + imagePath + "'");
-    KeypointCsv csv = readKeypointsCsv(keypointsPath);
+    KeypointCsv csv;
+    if (detect > 0) {
+      FastDetectorOptions detectorOptions;
+      detectorOptions.maxKeypoints = detect;
+      csv.keypoints = FastDetector(detectorOptions).detect(image);
+      csv.lines.assign(csv.keypoints.size(), 0);
+    } else {
+      csv = readKeypointsCsv(keypointsPath);
+    }
     // A keypoint that cannot be described is an error naming its line of the CSV file.
     for (size_t i = 0; i < csv.keypoints.size(); ++i) {
       try {
@@ -101,7 +119,7 @@ int main(int argc, char** argv) {
       SurfEs surfEs(caps, options);
       descriptors = surfEs.describe(image, csv.keypoints);
     }
-    writeDescriptorsCsv(outPath, descriptors);
+    writeDescriptorsCsv(outPath, descriptors, detect > 0 ? &csv.keypoints : nullptr);
     std::fprintf(stderr, "nft_describe: %d descriptors (%d bins, %s, %s) -> %s\n", descriptors.rows, descriptors.cols,
                  extractor.c_str(), upright ? "upright" : "oriented", outPath.c_str());
   } catch (const std::exception& e) {

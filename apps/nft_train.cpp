@@ -1,0 +1,117 @@
+// nft_train: trains a target once — keypoints and SURF descriptors over several scales, the
+// patches the tracking lane follows, the physical size — writes the model file and prints the
+// target's quality report.
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include <opencv2/imgcodecs.hpp>
+
+#include "detection/surf_cpu.h"
+#include "detection/surf_es.h"
+#include "detection/target_model_io.h"
+#include "detection/target_trainer.h"
+#include "gpu/capabilities.h"
+#include "gpu/context.h"
+
+using namespace nft::detection;
+
+namespace {
+
+void printReport(const std::string& imagePath, const cv::Mat& original, const TargetModel& model,
+                 const std::string& outPath, double seconds) {
+  const TargetQuality& q = model.quality;
+  std::printf("Target:     %s (%dx%d, trained at %dx%d, %.3f m wide)\n", imagePath.c_str(), original.cols,
+              original.rows, model.image.cols, model.image.rows, model.widthMetres);
+  std::printf("Keypoints:  %d (SURF-%d, %s)\n", q.keypointCount, descriptorLength(model.descriptorType),
+              model.orientation == Orientation::Oriented ? "oriented" : "upright");
+  std::printf("Patches:    %zu for the tracking lane\n", model.patches.size());
+  std::printf("Coverage:   %.0f%% of the target\n", 100.0 * q.coverage);
+  std::printf("Distinct:   %.0f%% of keypoints\n", 100.0 * q.distinctness);
+  std::printf("Contrast:   %.1f\n", q.meanContrast);
+  std::string stars;
+  for (int i = 0; i < 5; ++i) stars += i < q.stars ? "*" : ".";
+  std::printf("Quality:    %s (%d/5)\n", stars.c_str(), q.stars);
+  if (q.warnings.empty()) std::printf("Warnings:   none\n");
+  for (const std::string& w : q.warnings) std::printf("Warning:    %s\n", w.c_str());
+  std::printf("Wrote %s (%.1f KB) in %.2f s\n", outPath.c_str(),
+              static_cast<double>(std::filesystem::file_size(outPath)) / 1024.0, seconds);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"nft_train: train a planar target for the tracker and rate it.\n"
+               "Writes one model file (.nftm) with the keypoints and SURF descriptors over several scales, the\n"
+               "tracking patches and the target's physical width, then prints a quality report (0-5 stars)."};
+  std::string imagePath, outPath, extractor = "surfes", platform = "auto";
+  TargetTrainerOptions options;
+  int descriptor = 64;
+  bool upright = false;
+  app.add_option("target", imagePath, "target image: a photo or scan of the planar target")->required();
+  app.add_option("-o,--out", outPath, "model file to write (.nftm)")->required();
+  app.add_option("--width-m", options.widthMetres, "physical width of the target, metres")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--working-size", options.workingSize, "longest side the target is scaled down to, pixels")
+      ->check(CLI::Range(64, 4096))
+      ->capture_default_str();
+  app.add_option("--keypoints", options.detector.maxKeypoints, "most keypoints to keep")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_option("--descriptor", descriptor, "64 (SURF-64) or 36 (SURF-36)")
+      ->check(CLI::IsMember({64, 36}))
+      ->capture_default_str();
+  app.add_flag("--upright", upright, "upright descriptors (only where the camera never rolls)");
+  app.add_option("--extractor", extractor, "surfes (GPU) or cpu: both compute the same descriptor")
+      ->check(CLI::IsMember({"surfes", "cpu"}))
+      ->capture_default_str();
+  app.add_option("--platform", platform, "EGL platform for surfes: auto, surfaceless, device or default")
+      ->check(CLI::IsMember({"auto", "surfaceless", "device", "default"}))
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    const auto start = std::chrono::steady_clock::now();
+    if (!std::filesystem::is_regular_file(imagePath))
+      throw std::runtime_error("target image '" + imagePath + "' does not exist");
+    const cv::Mat image = cv::imread(imagePath, cv::IMREAD_GRAYSCALE);
+    if (image.empty()) throw std::runtime_error("cannot read target image '" + imagePath + "' (not an image?)");
+    options.descriptorType = descriptor == 36 ? DescriptorType::Surf36 : DescriptorType::Surf64;
+    options.orientation = upright ? Orientation::Upright : Orientation::Oriented;
+
+    TargetModel model;
+    if (extractor == "cpu") {
+      const SurfCpu surf({options.descriptorType, options.orientation, 0});
+      model = trainTarget(image, options, [&](const cv::Mat& gray, std::vector<Keypoint>& kps) {
+        return surf.describe(gray, kps);
+      });
+    } else {
+      nft::gpu::ContextOptions contextOptions;
+      contextOptions.platform = nft::gpu::parseEglPlatform(platform);
+      const nft::gpu::Context context = nft::gpu::Context::createHeadless(contextOptions);
+      SurfEsOptions surfOptions;
+      surfOptions.maxWidth = surfOptions.maxHeight = options.workingSize;
+      surfOptions.maxKeypoints = options.detector.maxKeypoints;
+      surfOptions.type = options.descriptorType;
+      surfOptions.orientation = options.orientation;
+      SurfEs surfEs(nft::gpu::probeCapabilities(), surfOptions);
+      model = trainTarget(image, options, [&](const cv::Mat& gray, std::vector<Keypoint>& kps) {
+        return surfEs.describe(gray, kps);
+      });
+    }
+    saveTargetModel(model, outPath);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    printReport(imagePath, image, model, outPath, seconds);
+  } catch (const std::exception& e) {
+    std::cerr << "nft_train: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

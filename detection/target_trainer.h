@@ -1,0 +1,46 @@
+#pragma once
+// Training: from a picture of a planar target to a TargetModel — keypoints over several
+// scales and their descriptors (detection lane), the patches the tracking lane follows, the
+// physical size, and a quality report.
+
+#include <functional>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "detection/fast_detector.h"
+#include "detection/target_model.h"
+
+namespace nft::detection {
+
+/// Options of trainTarget.
+struct TargetTrainerOptions {
+  /// Longest side of the working image, pixels: larger targets are scaled down (INTER_AREA).
+  int workingSize = 640;
+  /// Physical width of the target, metres (the image's width on paper).
+  double widthMetres = 0.20;
+  DescriptorType descriptorType = DescriptorType::Surf64;
+  Orientation orientation = Orientation::Oriented;
+  /// The detector run over the working image's pyramid (scale-aware FAST).
+  FastDetectorOptions detector;
+  /// Tracking patches: at most this many, over `patchLevels` levels of a factor-2 pyramid
+  /// (Wagner et al. 2010 search at half and full resolution), at least `patchSpacing` level
+  /// pixels apart and `patchMargin` level pixels from the border.
+  int maxPatches = 200;
+  int patchLevels = 2;
+  int patchSpacing = 8;
+  int patchMargin = 8;
+};
+
+/// Computes descriptors for keypoints of a gray image (SurfEs::describe or SurfCpu::describe):
+/// returns N × descriptorLength CV_32F and may fill the keypoints' angles.
+using DescribeFunction = std::function<cv::Mat(const cv::Mat& gray, std::vector<Keypoint>& keypoints)>;
+
+/// Builds the model of the target in `image` (CV_8UC1 or CV_8UC3 BGR, any size ≥ 16 × 16).
+/// Keypoints are those of the scale-aware FAST detector on the working image (its pyramid gives
+/// the several scales); keypoints whose descriptor is zero (uniform patch) are dropped.
+/// @throws std::invalid_argument for an empty, too small or wrongly typed image, or options
+///         out of range (named); what `describe` throws passes through.
+TargetModel trainTarget(const cv::Mat& image, const TargetTrainerOptions& options, const DescribeFunction& describe);
+
+}  // namespace nft::detection
