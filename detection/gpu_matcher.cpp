@@ -1,0 +1,388 @@
+#include "detection/gpu_matcher.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "detection/cpu_matcher.h"
+#include "detection/nft_detection_shaders.h"
+#include "gpu/capabilities.h"
+#include "gpu/float_codec.h"
+#include "gpu/framebuffer.h"
+#include "gpu/nft_gpu_shaders.h"
+#include "gpu/program.h"
+#include "gpu/quad_pass.h"
+#include "gpu/texture.h"
+
+namespace nft::detection {
+
+namespace {
+
+using gpu::Framebuffer;
+using gpu::Program;
+using gpu::QuadPass;
+using gpu::Rect;
+using gpu::Texture;
+using gpu::TextureFormat;
+
+constexpr int kMaxTargets = 65535;    // 16-bit indices, 65535 = none
+constexpr int kResultQueries = 64;    // queries per row of the result (two texels each)
+constexpr int kSignsPerRow = 64;      // queries per row of the query-sign texture
+constexpr int kQueryBlocksPerRow = 64;  // SurfEs's layout, for uploaded queries
+constexpr int kMaxQueryRows = 1024;   // H: query rows of the partials texture
+constexpr std::uint16_t kNoneCode = 65535;
+
+struct Target {
+  Texture texture;
+  Framebuffer framebuffer;
+  Target(const gpu::Capabilities& caps, int w, int h, TextureFormat format)
+      : texture(caps, w, h, format), framebuffer(texture) {}
+};
+
+void sampleAs(const Program& program, const std::string& sampler, int unit, const Texture& texture) {
+  program.setTexture(sampler, unit, texture);
+  program.setUniform(sampler + "_size", static_cast<float>(texture.width()), static_cast<float>(texture.height()));
+}
+
+std::string real(int v) { return std::to_string(v) + ".0"; }
+
+std::uint16_t fixed16(float v, float offset, float scale) {
+  const float c = std::round((v + offset) * scale);
+  return static_cast<std::uint16_t>(std::clamp(c, 0.0f, 65535.0f));
+}
+
+}  // namespace
+
+struct GpuMatcher::Impl {
+  gpu::Capabilities caps;
+  GpuMatcherOptions options;
+  bool targetFloat = false;
+  bool partialFloat = false;
+  QuadPass quad;
+  int queryRows = 0;  // H
+
+  // Target database.
+  int length = 0;  // D; 0 while empty
+  int count = 0;   // M
+  int tile = 0;    // descriptors per tile
+  int texels = 0;  // K texels per descriptor
+  int tiles = 0;
+  bool useMeta = false;
+  bool targetHasSigns = false;
+  std::optional<Texture> targets, meta;
+  cv::Mat targetCopy;  // for the cross-check's transposed search
+  LaplacianSigns targetSigns;
+
+  std::optional<Target> partials, resultA, resultB;
+  std::optional<Texture> querySigns, uploaded;
+  GpuDescriptors uploadedLayout;
+  std::vector<float> uploadFloats;
+  std::vector<std::uint8_t> uploadBytes;
+  std::map<std::string, Program> programs;
+  size_t readbackBytes = 0;
+
+  Impl(const gpu::Capabilities& c, const GpuMatcherOptions& o);
+  const Program& program(const std::string& name, const gpu::ShaderSource& piece, const std::vector<std::string>& d,
+                         bool codec);
+  std::vector<Match> run(const GpuDescriptors& queries, const LaplacianSigns& signs);
+  GpuDescriptors upload(const cv::Mat& queries);
+};
+
+GpuMatcher::Impl::Impl(const gpu::Capabilities& c, const GpuMatcherOptions& o) : caps(c), options(o) {
+  if (o.maxQueries < 1 || o.maxQueries > 65536)
+    throw std::invalid_argument("GpuMatcher: maxQueries " + std::to_string(o.maxQueries) + " is not in [1, 65536]");
+  if (o.tileSize < 2 || o.tileSize > 256)
+    throw std::invalid_argument("GpuMatcher: tileSize " + std::to_string(o.tileSize) + " is not in [2, 256]");
+  if (o.maxTilesPerPass < 1 || o.maxTilesPerPass > 256)
+    throw std::invalid_argument("GpuMatcher: maxTilesPerPass " + std::to_string(o.maxTilesPerPass) +
+                                " is not in [1, 256]");
+  targetFloat = !o.forceRgba8 && caps.has(gpu::Extension::OesTextureFloat);
+  partialFloat = !o.forceRgba8 && caps.floatRenderable;
+  queryRows = std::min(o.maxQueries, kMaxQueryRows);
+  const int groups = (o.maxQueries + queryRows - 1) / queryRows;
+  const int partialWidth = groups * o.maxTilesPerPass;
+  if (partialWidth > caps.maxTextureSize)
+    throw std::invalid_argument("GpuMatcher: maxQueries × maxTilesPerPass needs a partials texture " +
+                                std::to_string(partialWidth) + " wide, more than this GPU's " +
+                                std::to_string(caps.maxTextureSize));
+  partials.emplace(caps, partialWidth, queryRows, partialFloat ? TextureFormat::Rgba32F : TextureFormat::Rgba8);
+  const int resultRows = (o.maxQueries + kResultQueries - 1) / kResultQueries;
+  resultA.emplace(caps, 2 * kResultQueries, resultRows, TextureFormat::Rgba8);
+  resultB.emplace(caps, 2 * kResultQueries, resultRows, TextureFormat::Rgba8);
+}
+
+const Program& GpuMatcher::Impl::program(const std::string& name, const gpu::ShaderSource& piece,
+                                         const std::vector<std::string>& d, bool codec) {
+  std::string key = name;
+  for (const std::string& s : d) key += "|" + s;
+  auto found = programs.find(key);
+  if (found != programs.end()) return found->second;
+  std::vector<gpu::ShaderSource> pieces;
+  if (codec) pieces.push_back(gpu::shaders::float_codec);
+  pieces.push_back(piece);
+  return programs.emplace(key, QuadPass::makeProgram(name, pieces, d)).first->second;
+}
+
+GpuDescriptors GpuMatcher::Impl::upload(const cv::Mat& queries) {
+  // SurfEs's layout (detection/surf_es.h, GpuDescriptors): float storage where float
+  // textures can be sampled, else one codec-encoded bin per RGBA8 texel.
+  const int n = queries.rows, d = queries.cols;
+  GpuDescriptors g;
+  g.count = n;
+  g.type = d == 64 ? DescriptorType::Surf64 : DescriptorType::Surf36;
+  g.blocksPerRow = kQueryBlocksPerRow;
+  g.storage = targetFloat ? DescriptorStorage::Float : DescriptorStorage::Rgba8;
+  g.texelsPerSide = targetFloat ? (d == 64 ? 4 : 3) : (d == 64 ? 8 : 6);
+  g.blockSide = targetFloat ? 4 : g.texelsPerSide;
+  g.precisionBits = gpu::resolvePrecisionBits(caps);
+  const int blockRows = (options.maxQueries + kQueryBlocksPerRow - 1) / kQueryBlocksPerRow;
+  const int width = kQueryBlocksPerRow * g.blockSide, height = blockRows * g.blockSide;
+  const TextureFormat format = targetFloat ? TextureFormat::Rgba32F : TextureFormat::Rgba8;
+  if (!uploaded || uploaded->format() != format || uploaded->width() != width || uploaded->height() != height)
+    uploaded.emplace(caps, width, height, format);
+  const int rows = (n + kQueryBlocksPerRow - 1) / kQueryBlocksPerRow;
+  const Rect region{0, 0, width, rows * g.blockSide};
+  const size_t texelCount = static_cast<size_t>(region.width) * static_cast<size_t>(region.height);
+  for (int k = 0; k < n; ++k) {
+    const float* row = queries.ptr<float>(k);
+    const int x0 = (k % kQueryBlocksPerRow) * g.blockSide, y0 = (k / kQueryBlocksPerRow) * g.blockSide;
+    if (targetFloat) {
+      if (k == 0) uploadFloats.assign(texelCount * 4, 0.0f);
+      for (int b = 0; b < d; ++b) {
+        const int t = b / 4;
+        const size_t texel = static_cast<size_t>((y0 + t / g.texelsPerSide) * width + x0 + t % g.texelsPerSide);
+        uploadFloats[texel * 4 + static_cast<size_t>(b % 4)] = row[b];
+      }
+    } else {
+      if (k == 0) uploadBytes.assign(texelCount * 4, 0);
+      for (int b = 0; b < d; ++b) {
+        const size_t texel = static_cast<size_t>((y0 + b / g.texelsPerSide) * width + x0 + b % g.texelsPerSide);
+        const std::array<std::uint8_t, 4> c = gpu::encodeFloatRgba8(std::clamp(row[b], -1.0f, 1.0f), g.precisionBits);
+        std::copy(c.begin(), c.end(), uploadBytes.begin() + static_cast<std::ptrdiff_t>(texel * 4));
+      }
+    }
+  }
+  if (n > 0) uploaded->upload(targetFloat ? static_cast<const void*>(uploadFloats.data()) : uploadBytes.data(), region);
+  g.texture = &*uploaded;
+  return g;
+}
+
+std::vector<Match> GpuMatcher::Impl::run(const GpuDescriptors& queries, const LaplacianSigns& signs) {
+  const int n = queries.count;
+  if (n < 0 || n > options.maxQueries)
+    throw std::invalid_argument("GpuMatcher: " + std::to_string(n) + " queries, more than the " +
+                                std::to_string(options.maxQueries) + " it was built for");
+  validateSigns(signs, n, "GpuMatcher::nearest (query signs)");
+  readbackBytes = 0;
+  if (n == 0 || count == 0) return {};
+  if (queries.texture == nullptr) throw std::invalid_argument("GpuMatcher: GpuDescriptors without a texture");
+  if (descriptorLength(queries.type) != length)
+    throw std::invalid_argument("GpuMatcher: query descriptor length " + std::to_string(descriptorLength(queries.type)) +
+                                " differs from the target's " + std::to_string(length));
+  if (queries.storage == DescriptorStorage::Auto)
+    throw std::invalid_argument("GpuMatcher: GpuDescriptors storage must be Rgba8 or Float, not Auto");
+
+  const bool withSigns = useMeta && targetHasSigns && !signs.empty() &&
+                         std::any_of(signs.begin(), signs.end(), [](std::int8_t s) { return s != 0; });
+  std::vector<std::string> scanDefines = {
+      "BINS_QUARTER " + std::to_string(length / 4),
+      "TILE " + std::to_string(tile),
+      "TILE_F " + real(tile),
+      "TEXELS " + std::to_string(texels),
+      "TEXELS_F " + real(texels),
+      "Q_SIDE " + real(queries.texelsPerSide),
+      "Q_BLOCK " + real(queries.blockSide),
+      "Q_BPR " + real(queries.blocksPerRow)};
+  const bool queryFloat = queries.storage == DescriptorStorage::Float;
+  if (queryFloat) scanDefines.emplace_back("QUERY_FLOAT");
+  if (targetFloat) scanDefines.emplace_back("TARGET_FLOAT");
+  if (partialFloat) scanDefines.emplace_back("PARTIAL_FLOAT");
+  if (useMeta) scanDefines.emplace_back("META");
+  if (withSigns) scanDefines.emplace_back("QUERY_SIGNS");
+  const Program& scan = program("gpu_matcher_scan", shaders::gpu_matcher_scan_frag, scanDefines, !queryFloat);
+  std::vector<std::string> reduceDefines = {"MAX_TILES " + std::to_string(options.maxTilesPerPass),
+                                            "TILE_F " + real(tile), "RESULT_QUERIES " + real(kResultQueries)};
+  if (partialFloat) reduceDefines.emplace_back("PARTIAL_FLOAT");
+  const Program& reduce = program("gpu_matcher_reduce", shaders::gpu_matcher_reduce_frag, reduceDefines, false);
+
+  if (!queryFloat) gpu::setCodecPrecision(scan, queries.precisionBits);
+  sampleAs(scan, "u_queries", 0, *queries.texture);
+  sampleAs(scan, "u_targets", 1, *targets);
+  if (useMeta) sampleAs(scan, "u_meta", 2, *meta);
+  if (withSigns) {
+    const int rows = (options.maxQueries + kSignsPerRow - 1) / kSignsPerRow;
+    if (!querySigns) querySigns.emplace(caps, kSignsPerRow, rows, TextureFormat::Rgba8);
+    std::vector<std::uint8_t> bytes(static_cast<size_t>(kSignsPerRow * rows * 4), 127);
+    for (int q = 0; q < n; ++q) bytes[static_cast<size_t>(q) * 4] = static_cast<std::uint8_t>((signs[static_cast<size_t>(q)] + 1) * 127);
+    querySigns->upload(bytes.data());
+    sampleAs(scan, "u_query_signs", 3, *querySigns);
+  }
+  sampleAs(reduce, "u_partials", 0, partials->texture);
+
+  const int perPass = options.maxTilesPerPass;
+  const int groupsFull = n / queryRows, restRows = n % queryRows;
+  const int resultRowsFull = n / kResultQueries, restQueries = n % kResultQueries;
+  const Target* result = &*resultA;
+  const Target* previous = &*resultB;
+  for (int first = 0, pass = 0; first < tiles; first += perPass, ++pass) {
+    const int p = std::min(perPass, tiles - first);
+    scan.setUniform("u_scan", static_cast<float>(p), static_cast<float>(queryRows), static_cast<float>(first),
+                    static_cast<float>(count));
+    if (groupsFull > 0) quad.run(scan, partials->framebuffer, {0, 0, groupsFull * p, queryRows});
+    if (restRows > 0) quad.run(scan, partials->framebuffer, {groupsFull * p, 0, p, restRows});
+
+    reduce.setUniform("u_reduce", static_cast<float>(p), static_cast<float>(queryRows), static_cast<float>(first),
+                      pass > 0 ? 1.0f : 0.0f);
+    sampleAs(reduce, "u_previous", 1, previous->texture);
+    if (resultRowsFull > 0) quad.run(reduce, result->framebuffer, {0, 0, 2 * kResultQueries, resultRowsFull});
+    if (restQueries > 0) quad.run(reduce, result->framebuffer, {0, resultRowsFull, 2 * restQueries, 1});
+    std::swap(result, previous);
+  }
+  result = previous;  // the last pass's output
+
+  std::vector<std::uint8_t> full, rest;
+  if (resultRowsFull > 0) full = result->framebuffer.readRgba8({0, 0, 2 * kResultQueries, resultRowsFull});
+  if (restQueries > 0) rest = result->framebuffer.readRgba8({0, resultRowsFull, 2 * restQueries, 1});
+  readbackBytes = full.size() + rest.size();
+  std::vector<Match> out(static_cast<size_t>(n));
+  for (int q = 0; q < n; ++q) {
+    const std::uint8_t* t = q < resultRowsFull * kResultQueries
+                                ? &full[static_cast<size_t>(q) * 8]
+                                : &rest[static_cast<size_t>(q - resultRowsFull * kResultQueries) * 8];
+    const int index = t[0] | (t[1] << 8);
+    const int c1 = (t[2] << 8) | t[3];
+    const int c2 = (t[4] << 8) | t[5];
+    Match& m = out[static_cast<size_t>(q)];
+    m.query = q;
+    m.target = index == kNoneCode || c1 == kNoneCode ? -1 : index;
+    m.distance = c1 == kNoneCode ? kNoDistance : static_cast<float>(c1) / 32767.5f;
+    m.secondDistance = c2 == kNoneCode ? kNoDistance : static_cast<float>(c2) / 32767.5f;
+  }
+  return out;
+}
+
+GpuMatcher::GpuMatcher(const gpu::Capabilities& caps, const GpuMatcherOptions& options)
+    : impl_(std::make_unique<Impl>(caps, options)) {}
+GpuMatcher::~GpuMatcher() = default;
+GpuMatcher::GpuMatcher(GpuMatcher&&) noexcept = default;
+GpuMatcher& GpuMatcher::operator=(GpuMatcher&&) noexcept = default;
+
+void GpuMatcher::setTarget(const cv::Mat& descriptors, const LaplacianSigns& signs) {
+  Impl& m = *impl_;
+  validateDescriptors(descriptors, "GpuMatcher::setTarget");
+  validateSigns(signs, descriptors.rows, "GpuMatcher::setTarget");
+  if (descriptors.rows > kMaxTargets)
+    throw std::invalid_argument("GpuMatcher::setTarget: " + std::to_string(descriptors.rows) +
+                                " target descriptors, more than the " + std::to_string(kMaxTargets) +
+                                " 16-bit indices allow");
+  m.targets.reset();
+  m.meta.reset();
+  m.count = 0;
+  m.length = 0;
+  m.targetCopy = descriptors.empty() ? cv::Mat() : descriptors.clone();
+  m.targetSigns = signs;
+  if (descriptors.empty()) return;
+
+  const int d = descriptors.cols;
+  m.length = d;
+  m.count = descriptors.rows;
+  m.texels = m.targetFloat ? d / 4 : d / 2;
+  m.tile = std::min(m.options.tileSize, m.caps.maxTextureSize / m.texels);
+  m.tiles = (m.count + m.tile - 1) / m.tile;
+  if (m.tiles > m.caps.maxTextureSize)
+    throw std::invalid_argument("GpuMatcher::setTarget: " + std::to_string(m.count) +
+                                " descriptors need more tile rows than the GPU's texture size allows");
+  const int width = m.tile * m.texels;
+  const size_t values = static_cast<size_t>(width) * static_cast<size_t>(m.tiles) * 4;
+  m.targetHasSigns = std::any_of(signs.begin(), signs.end(), [](std::int8_t s) { return s != 0; });
+  bool unit = true;
+  for (int i = 0; i < m.count && unit; ++i) {
+    const double n2 = descriptors.row(i).dot(descriptors.row(i));
+    unit = std::abs(n2 - 1.0) <= 1e-5;
+  }
+  m.useMeta = m.targetHasSigns || !unit;
+
+  // Descriptor i: tile row i / tile, texels (i % tile)·K .. + K − 1 — in index order, so the
+  // flat upload buffer is the descriptors' rows one after the other, padded at the end.
+  if (m.targetFloat) {
+    std::vector<float> data(values, 0.0f);
+    for (int i = 0; i < m.count; ++i)
+      std::copy_n(descriptors.ptr<float>(i), d, data.begin() + static_cast<std::ptrdiff_t>(i) * d);
+    m.targets.emplace(m.caps, width, m.tiles, TextureFormat::Rgba32F, data.data());
+  } else {
+    std::vector<std::uint8_t> data(values, 0);
+    for (int i = 0; i < m.count; ++i) {
+      const float* row = descriptors.ptr<float>(i);
+      std::uint8_t* out = data.data() + static_cast<size_t>(i) * static_cast<size_t>(d) * 2;
+      for (int b = 0; b < d; ++b) {
+        const std::uint16_t c = fixed16(std::clamp(row[b], -1.0f, 1.0f), 1.0f, 32767.5f);
+        out[2 * b] = static_cast<std::uint8_t>(c >> 8);
+        out[2 * b + 1] = static_cast<std::uint8_t>(c & 255);
+      }
+    }
+    m.targets.emplace(m.caps, width, m.tiles, TextureFormat::Rgba8, data.data());
+  }
+  if (m.useMeta) {
+    std::vector<std::uint8_t> data(static_cast<size_t>(m.tile) * static_cast<size_t>(m.tiles) * 4, 0);
+    for (int i = 0; i < m.count; ++i) {
+      const double n2 = descriptors.row(i).dot(descriptors.row(i));
+      const std::uint16_t c = fixed16(static_cast<float>(std::min(n2, 1.99996)), 0.0f, 32768.0f);
+      std::uint8_t* texel = &data[static_cast<size_t>(i) * 4];
+      texel[0] = static_cast<std::uint8_t>(c >> 8);
+      texel[1] = static_cast<std::uint8_t>(c & 255);
+      texel[2] = static_cast<std::uint8_t>((signs.empty() ? 1 : signs[static_cast<size_t>(i)] + 1) * 127);
+    }
+    m.meta.emplace(m.caps, m.tile, m.tiles, TextureFormat::Rgba8, data.data());
+  }
+}
+
+int GpuMatcher::targetCount() const { return impl_->count; }
+bool GpuMatcher::floatPath() const { return impl_->targetFloat && impl_->partialFloat; }
+size_t GpuMatcher::lastReadbackBytes() const { return impl_->readbackBytes; }
+
+std::vector<Match> GpuMatcher::nearest(const GpuDescriptors& queries, const LaplacianSigns& signs) {
+  return impl_->run(queries, signs);
+}
+
+std::vector<Match> GpuMatcher::nearest(const cv::Mat& queries, const LaplacianSigns& signs) {
+  Impl& m = *impl_;
+  validateDescriptors(queries, "GpuMatcher::nearest", m.length);
+  validateSigns(signs, queries.rows, "GpuMatcher::nearest (query signs)");
+  if (queries.rows > m.options.maxQueries)
+    throw std::invalid_argument("GpuMatcher: " + std::to_string(queries.rows) + " queries, more than the " +
+                                std::to_string(m.options.maxQueries) + " it was built for");
+  if (queries.empty() || m.count == 0) return {};
+  return m.run(m.upload(queries), signs);
+}
+
+std::vector<Match> GpuMatcher::match(const GpuDescriptors& queries, const MatchOptions& options,
+                                     const LaplacianSigns& signs) {
+  validateMatchOptions(options);
+  if (options.crossCheck)
+    throw std::invalid_argument(
+        "GpuMatcher::match: crossCheck needs the queries on the CPU (use match(cv::Mat) or CpuMatcher)");
+  return ratioTest(nearest(queries, signs), options.ratio);
+}
+
+std::vector<Match> GpuMatcher::match(const cv::Mat& queries, const MatchOptions& options,
+                                     const LaplacianSigns& signs) {
+  validateMatchOptions(options);
+  std::vector<Match> kept = ratioTest(nearest(queries, signs), options.ratio);
+  if (!options.crossCheck || kept.empty()) return kept;
+  // The transposed search on the GPU: the targets as queries against the queries as targets.
+  Impl& m = *impl_;
+  GpuMatcherOptions reverseOptions = m.options;
+  reverseOptions.maxQueries = std::max(1, m.count);
+  GpuMatcher reverse(m.caps, reverseOptions);
+  reverse.setTarget(queries, signs);
+  const std::vector<Match> back = reverse.nearest(m.targetCopy, m.targetSigns);
+  std::vector<int> reverseNearest(back.size());
+  for (size_t t = 0; t < back.size(); ++t) reverseNearest[t] = back[t].target;
+  return crossCheck(kept, reverseNearest);
+}
+
+}  // namespace nft::detection

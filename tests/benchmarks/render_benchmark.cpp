@@ -1,0 +1,86 @@
+// render::Renderer: one 640×480 frame drawn offscreen — camera frame as background, cube,
+// outline and axes at a typical pose — on whatever GPU EGL gives (llvmpipe on machines without
+// one). Each iteration ends with glFinish, so the time includes the rasterisation; no readback.
+// Goal (issue 7): ≤ 3 ms on llvmpipe. Also: background only (no pose), and with the read-back
+// image (OffscreenTarget::read, what a video writer needs) for comparison.
+
+#include <GLES2/gl2.h>
+#include <benchmark/benchmark.h>
+
+#include <optional>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "gpu/capabilities.h"
+#include "gpu/context.h"
+#include "gpu/texture.h"
+#include "render/offscreen_target.h"
+#include "render/renderer.h"
+
+namespace {
+
+using nft::render::AugmentationStyle;
+using nft::render::Camera;
+using nft::render::OffscreenTarget;
+using nft::render::Pose;
+using nft::render::Renderer;
+
+// One context for the whole program (made on first use, current on the benchmark thread).
+struct Gpu {
+  nft::gpu::Context context = nft::gpu::Context::createHeadless();
+  nft::gpu::Capabilities caps = nft::gpu::probeCapabilities();
+};
+Gpu& gpu() {
+  static Gpu g;
+  return g;
+}
+
+struct Scene {
+  nft::gpu::Texture frame;
+  Renderer renderer;
+  OffscreenTarget target;
+};
+
+Scene makeScene(const AugmentationStyle& style) {
+  const auto& caps = gpu().caps;
+  cv::Mat rgb(480, 640, CV_8UC3);
+  cv::randu(rgb, 0, 256);
+  cv::GaussianBlur(rgb, rgb, {0, 0}, 3.0);
+  Camera camera;
+  camera.K = cv::Matx33d(520.0, 0.0, 320.0, 0.0, 520.0, 240.0, 0.0, 0.0, 1.0);
+  camera.imageSize = {640, 480};
+  return Scene{nft::gpu::Texture(caps, 640, 480, nft::gpu::TextureFormat::Rgb8, rgb.data),
+               Renderer(caps, camera, {0.20, 0.15}, style), OffscreenTarget(caps, 640, 480)};
+}
+
+const Pose kPose{{0.45, -0.35, 0.12}, {-0.09, -0.05, 0.42}};
+
+AugmentationStyle backgroundCubeOutlineAxes() {
+  AugmentationStyle style;
+  style.background = style.cube = style.outline = style.axes = true;
+  style.texturedQuad = false;
+  return style;
+}
+
+void BM_DrawFrame(benchmark::State& state, AugmentationStyle style, bool withPose, bool readBack) {
+  Scene scene = makeScene(style);
+  const std::optional<Pose> pose = withPose ? std::optional<Pose>(kPose) : std::nullopt;
+  for (int i = 0; i < 5; ++i) scene.renderer.drawFrame(scene.frame, pose, scene.target);  // warm-up
+  glFinish();
+  for (auto _ : state) {
+    scene.renderer.drawFrame(scene.frame, pose, scene.target);
+    if (readBack) benchmark::DoNotOptimize(scene.target.read().data);
+    glFinish();
+  }
+  state.SetLabel(gpu().caps.glRenderer);
+}
+
+BENCHMARK_CAPTURE(BM_DrawFrame, background_cube_outline_axes, backgroundCubeOutlineAxes(), true, false)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_DrawFrame, background_only_no_pose, backgroundCubeOutlineAxes(), false, false)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_DrawFrame, background_cube_outline_axes_readback, backgroundCubeOutlineAxes(), true, true)
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
