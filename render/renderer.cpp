@@ -81,7 +81,8 @@ Renderer::Renderer(const gpu::Capabilities& caps, const Camera& camera, cv::Size
       mesh_(makeMeshProgram()),
       textured_(makeTexturedProgram()),
       meshColorAttrib_(attribLocation(mesh_, "a_color")),
-      texturedUvAttrib_(attribLocation(textured_, "a_uv")) {
+      texturedUvAttrib_(attribLocation(textured_, "a_uv")),
+      overlay_(caps) {
   validateTargetSize(targetSize);
   projectionMatrix(camera_, true);  // validates the camera
   glGetFloatv(GL_ALIASED_LINE_WIDTH_RANGE, lineWidthRange_);
@@ -123,7 +124,9 @@ Renderer::Renderer(Renderer&& other) noexcept
       quadCorners_(other.quadCorners_),
       meshBuffer_(other.meshBuffer_),
       texturedBuffer_(other.texturedBuffer_),
-      quadTexture_(std::move(other.quadTexture_)) {
+      quadTexture_(std::move(other.quadTexture_)),
+      overlay_(std::move(other.overlay_)),
+      overlayInfo_(std::move(other.overlayInfo_)) {
   other.quadCorners_ = other.meshBuffer_ = other.texturedBuffer_ = 0;
   other.quadTexture_.reset();
 }
@@ -148,6 +151,8 @@ Renderer& Renderer::operator=(Renderer&& other) noexcept {
     meshBuffer_ = other.meshBuffer_;
     texturedBuffer_ = other.texturedBuffer_;
     quadTexture_ = std::move(other.quadTexture_);
+    overlay_ = std::move(other.overlay_);
+    overlayInfo_ = std::move(other.overlayInfo_);
     other.quadCorners_ = other.meshBuffer_ = other.texturedBuffer_ = 0;
     other.quadTexture_.reset();
   }
@@ -239,6 +244,10 @@ void Renderer::drawFrame(const gpu::Texture& cameraFrame, const gpu::Rect& frame
   }
 
   if (pose) drawAugmentations(*pose, target);
+  if (overlayInfo_)
+    overlay_.draw(*overlayInfo_, target, image, camera_.imageSize);
+  else
+    overlay_.draw(OverlayInfo{{}, 0.0, 0, {}, {}, false}, target, image, camera_.imageSize);  // clears textRect
   resetState();
   gpu::checkGl("Renderer::drawFrame");
 }

@@ -19,6 +19,7 @@
 
 #include <array>
 #include <optional>
+#include <utility>
 
 #include <opencv2/core.hpp>
 
@@ -28,6 +29,7 @@
 #include "gpu/texture.h"
 #include "render/camera.h"
 #include "render/offscreen_target.h"
+#include "render/overlay.h"
 
 namespace nft::render {
 
@@ -96,6 +98,16 @@ class Renderer {
   /// Replaces the style (takes effect at the next drawFrame).
   void setStyle(const AugmentationStyle& style) { style_ = style; }
   const AugmentationStyle& style() const { return style_; }
+  /// Sets (or, with std::nullopt, removes) the debugging overlay (render/overlay.h) drawn last
+  /// by every following drawFrame, over the augmentations, also for frames without a pose.
+  void setOverlay(std::optional<OverlayInfo> info) { overlayInfo_ = std::move(info); }
+  /// The overlay set by setOverlay, if any.
+  const std::optional<OverlayInfo>& overlay() const { return overlayInfo_; }
+  /// Replaces the overlay's look.
+  void setOverlayStyle(const OverlayStyle& style) { overlay_.setStyle(style); }
+  /// Where the last drawFrame put the overlay's text box (target pixels, picture-row order:
+  /// y from the picture's top); empty if the last frame drew no overlay text.
+  cv::Rect overlayTextRect() const { return overlay_.textRect(); }
   /// The target's size in metres.
   cv::Size2d targetSize() const { return targetSize_; }
 
@@ -107,8 +119,8 @@ class Renderer {
 
   /// Draws one frame into `target`: clear, the camera frame aspect-correct in
   /// imageRectIn(camera().imageSize, target size) (bars in clearColor), then — if `pose` is
-  /// set — the textured quad, the outline, the cube and the axes. Without a pose only the
-  /// background is drawn. `cameraFrame` is sampled as it is (Luminance8 → gray, Rgb8/Rgba8 →
+  /// set — the textured quad, the outline, the cube and the axes; last the overlay, if one is set
+  /// (setOverlay). Without a pose only the background (and the overlay) is drawn. `cameraFrame` is sampled as it is (Luminance8 → gray, Rgb8/Rgba8 →
   /// colour), never re-uploaded nor re-configured; it must show the whole camera image
   /// (any resolution; it is stretched to the image rectangle).
   /// @throws std::invalid_argument if the style asks for the cube and the target has no
@@ -142,6 +154,8 @@ class Renderer {
   unsigned int meshBuffer_ = 0;   // per-frame: cube triangles, outline and axis lines
   unsigned int texturedBuffer_ = 0;  // target quad with uv
   std::optional<gpu::Texture> quadTexture_;
+  Overlay overlay_;
+  std::optional<OverlayInfo> overlayInfo_;
 };
 
 }  // namespace nft::render

@@ -14,8 +14,9 @@ PACKAGES=(
   # command lines; logging; JSON output; CRC-32 of model files
   libopencv-dev libeigen3-dev libyaml-cpp-dev libglfw3-dev libcli11-dev libspdlog-dev nlohmann-json3-dev
   zlib1g-dev
-  # Tests and benchmarks
+  # Tests and benchmarks; a virtual X server for the preview window's test
   libgtest-dev libgmock-dev libbenchmark-dev
+  xvfb xauth
 )
 
 missing=()

@@ -1,6 +1,7 @@
 // render::Renderer on the GPU test context (llvmpipe without a GPU): projection against
 // cv::projectPoints measured in the read-back image, background and letterboxing, depth test,
-// textured quad, and state hygiene between the renderer and the gpu/ compute passes.
+// textured quad, the debugging overlay (text box, patch points, match lines), and state
+// hygiene between the renderer and the gpu/ compute passes.
 
 #include <GLES2/gl2.h>
 #include <gtest/gtest.h>
@@ -23,6 +24,7 @@
 #include "gpu/gpu_test.h"
 #include "render/camera.h"
 #include "render/offscreen_target.h"
+#include "render/overlay.h"
 #include "render/renderer.h"
 
 namespace nft::render {
@@ -432,6 +434,90 @@ void main() {
 }
 )"};
 
+TEST_F(RendererTest, FrameWithoutPoseShowsTheBackgroundAndTheOverlayOnly) {
+  const cv::Mat input = randomFrame(kW, kH, 31);
+  const gpu::Texture frame = upload(input);
+  Renderer renderer(caps(), testCamera(), kTargetSize);  // every augmentation on by default
+  OverlayInfo info;
+  info.state = "TRACKING";
+  info.fps = 29.97;
+  info.inliers = 57;
+  renderer.setOverlay(info);
+  OffscreenTarget out(caps(), kW, kH);
+  renderer.drawFrame(frame, std::nullopt, out);
+  const cv::Mat image = out.read();
+
+  const cv::Rect box = renderer.overlayTextRect();
+  ASSERT_FALSE(box.empty());
+  EXPECT_EQ(box.tl(), cv::Point(4, 4)) << "the text box sits at the picture's top-left corner";
+  EXPECT_GT(box.width, 100);
+  EXPECT_LT(box.width, kW / 2);
+  EXPECT_LT(box.height, 40);
+  // Outside the box: exactly the camera frame (no augmentation without a pose).
+  cv::Mat outside = cv::Mat::ones(kH, kW, CV_8U) * 255;
+  outside(box).setTo(0);
+  EXPECT_EQ(cv::norm(image, input, cv::NORM_INF, outside), 0.0) << "pixels outside the overlay's box changed";
+  // Inside: every pixel differs (the darkened box) and the text's light pixels are there.
+  cv::Mat diff;
+  cv::absdiff(image(box), input(box), diff);
+  cv::Mat diffGray;
+  cv::cvtColor(diff, diffGray, cv::COLOR_BGR2GRAY);
+  EXPECT_GT(cv::countNonZero(diffGray), box.area() * 9 / 10) << "the overlay's box barely shows";
+  cv::Mat gray;
+  cv::cvtColor(image(box), gray, cv::COLOR_BGR2GRAY);
+  const int light = cv::countNonZero(gray > 220);
+  EXPECT_GT(light, 100) << "no text in the overlay's box";
+  EXPECT_EQ(overlayText(info), "TRACKING | 30.0 fps | 57 inliers");
+
+  // The text texture is reused: other text, same box position; hidden overlay = background only.
+  info.fps = 12.5;
+  renderer.setOverlay(info);
+  renderer.drawFrame(frame, std::nullopt, out);
+  EXPECT_GT(cv::norm(out.read()(box), image(box), cv::NORM_L1), 0.0) << "changed text did not change the box";
+  info.show = false;
+  renderer.setOverlay(info);
+  renderer.drawFrame(frame, std::nullopt, out);
+  EXPECT_EQ(cv::norm(out.read(), input, cv::NORM_INF), 0.0);
+}
+
+TEST_F(RendererTest, OverlayPatchesAndMatchesLandOnTheirPixels) {
+  Renderer renderer(caps(), testCamera(), kTargetSize, nothing());
+  OverlayStyle overlayStyle;
+  overlayStyle.patchSize = 3.0f;
+  overlayStyle.patchColor = {0, 255, 0};
+  overlayStyle.matchColor = {255, 0, 0};
+  renderer.setOverlayStyle(overlayStyle);
+  OverlayInfo info;
+  info.state = "TRACKING";
+  info.patches = {{100.f, 300.f}, {401.f, 222.f}, {620.f, 470.f}, {333.f, 123.f}};
+  info.matches = {{{50.f, 400.f}, {250.f, 400.f}}};  // a horizontal line on row 400
+  renderer.setOverlay(info);
+  const gpu::Texture frame = black();
+  for (bool yDown : {true, false}) {
+    OffscreenTarget out(caps(), kW, kH);
+    DrawTarget target = out.drawTarget();
+    target.yDown = yDown;
+    renderer.drawFrame(frame, std::nullopt, target);
+    cv::Mat image = out.read();
+    if (!yDown) cv::flip(image, image, 0);  // a window's rows: bottom first
+    const cv::Mat green = colourMask(image, {0, 255, 0});
+    for (const cv::Point2f& p : info.patches) {
+      const cv::Rect around(cvRound(p.x) - 4, cvRound(p.y) - 4, 9, 9);
+      const cv::Mat local = green(around & cv::Rect(0, 0, kW, kH));
+      const cv::Moments m = cv::moments(local, true);
+      ASSERT_GT(m.m00, 0.0) << "no point drawn near " << p << " (yDown " << yDown << ")";
+      const cv::Point2d centroid(around.x + m.m10 / m.m00, around.y + m.m01 / m.m00);
+      EXPECT_LE(std::abs(centroid.x - p.x), 1.0) << p << " yDown " << yDown;
+      EXPECT_LE(std::abs(centroid.y - p.y), 1.0) << p << " yDown " << yDown;
+      EXPECT_EQ(m.m00, 9.0) << "a 3-px point covers 3x3 pixels";
+    }
+    EXPECT_EQ(cv::countNonZero(green), 9 * static_cast<int>(info.patches.size())) << "stray green pixels";
+    const cv::Mat blue = colourMask(image, {255, 0, 0});
+    EXPECT_GE(cv::countNonZero(blue.row(400).colRange(52, 248)), 190) << "the match line is not on row 400";
+    EXPECT_EQ(cv::countNonZero(blue) - cv::countNonZero(blue.row(400)), 0) << "match line off its row";
+  }
+}
+
 TEST_F(RendererTest, DrawingLeavesComputeResultsAndGlStateUntouched) {
   const cv::Mat inputImage = randomFrame(64, 48, 21);
   cv::Mat inputRgba;
@@ -451,6 +537,11 @@ TEST_F(RendererTest, DrawingLeavesComputeResultsAndGlStateUntouched) {
   style.quadOpacity = 0.5;
   Renderer renderer(caps(), testCamera(), kTargetSize, style);
   renderer.setQuadTexture(inputImage);
+  OverlayInfo overlay;  // and the overlay with all its parts
+  overlay.state = "TRACKING";
+  overlay.patches = {{10.f, 10.f}, {300.f, 200.f}};
+  overlay.matches = {{{5.f, 5.f}, {100.f, 90.f}}};
+  renderer.setOverlay(overlay);
   OffscreenTarget out(caps(), kW, kH);
   renderer.drawFrame(frame, testPose(), out);
 
@@ -497,6 +588,11 @@ TEST_F(RendererTest, ComputePassesLeaveDrawnFramesUntouched) {
   style.quadOpacity = 0.6;
   Renderer renderer(caps(), testCamera(), kTargetSize, style);
   renderer.setQuadTexture(randomFrame(32, 24, 4));
+  OverlayInfo overlay;
+  overlay.state = "TRACKING";
+  overlay.patches = {{20.f, 30.f}, {320.f, 240.f}};
+  overlay.matches = {{{15.f, 25.f}, {200.f, 150.f}}};
+  renderer.setOverlay(overlay);
   OffscreenTarget out(caps(), kW, kH);
   renderer.drawFrame(frame, testPose(), out);
   const cv::Mat first = out.read();
