@@ -1,0 +1,137 @@
+#include "tracker/camera_calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+
+namespace nft::tracker {
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw std::runtime_error("calibration file '" + path + "': " + what);
+}
+
+// The first of `names` present in `fs`, with the name found; an empty node if none is.
+cv::FileNode findKey(const cv::FileStorage& fs, std::initializer_list<const char*> names, std::string& found) {
+  for (const char* name : names) {
+    cv::FileNode node = fs[name];
+    if (!node.empty() && !node.isNone()) {
+      found = name;
+      return node;
+    }
+  }
+  return {};
+}
+
+// Reads a numeric matrix (an opencv-matrix node) as CV_64F; fails naming `key` otherwise.
+cv::Mat readMatrix(const cv::FileNode& node, const std::string& key, const std::string& path) {
+  if (!node.isMap()) fail(path, "key '" + key + "' is not a matrix (expected an opencv-matrix)");
+  cv::Mat m;
+  try {
+    node >> m;
+  } catch (const cv::Exception& e) {
+    fail(path, "key '" + key + "' is not a numeric matrix (" + e.err + ")");
+  }
+  if (m.empty()) fail(path, "key '" + key + "' is not a numeric matrix");
+  if (m.channels() != 1) fail(path, "key '" + key + "' has more than one channel");
+  cv::Mat d;
+  m.convertTo(d, CV_64F);
+  if (!cv::checkRange(d, true, nullptr, -1e300, 1e300)) fail(path, "key '" + key + "' holds a NaN or infinity");
+  return d;
+}
+
+int readPositiveInt(const cv::FileStorage& fs, const char* key, const std::string& path) {
+  const cv::FileNode node = fs[key];
+  if (node.empty() || node.isNone()) fail(path, std::string("missing key '") + key + "'");
+  if (!node.isInt()) fail(path, std::string("key '") + key + "' is not an integer");
+  const int value = static_cast<int>(node);
+  if (value <= 0) fail(path, std::string("key '") + key + "' must be positive, got " + std::to_string(value));
+  return value;
+}
+
+void validateK(const cv::Matx33d& K, const std::string& key, const std::string& path) {
+  const double scale = std::max({std::abs(K(0, 0)), std::abs(K(1, 1)), std::abs(K(0, 2)), std::abs(K(1, 2)), 1.0});
+  if (std::abs(cv::determinant(K)) <= 1e-12 * scale * scale) fail(path, "key '" + key + "' is singular");
+  if (!(K(0, 0) > 0.0) || !(K(1, 1) > 0.0)) {
+    fail(path, "key '" + key + "' has a non-positive focal length (fx = " + std::to_string(K(0, 0)) +
+                   ", fy = " + std::to_string(K(1, 1)) + ")");
+  }
+  if (K(1, 0) != 0.0 || K(2, 0) != 0.0 || K(2, 1) != 0.0 || K(2, 2) != 1.0) {
+    fail(path, "key '" + key + "' is not an intrinsic matrix (expected rows [fx s cx; 0 fy cy; 0 0 1])");
+  }
+}
+
+}  // namespace
+
+CameraCalibration loadCalibration(const std::string& path) {
+  cv::FileStorage fs;
+  try {
+    if (!fs.open(path, cv::FileStorage::READ)) fail(path, "cannot be opened");
+  } catch (const cv::Exception& e) {
+    fail(path, "cannot be parsed (" + e.err + ")");
+  }
+  CameraCalibration c;
+  c.source = path;
+
+  std::string kKey;
+  const cv::FileNode kNode = findKey(fs, {"camera_matrix", "cameraMatrix"}, kKey);
+  if (kNode.empty()) fail(path, "missing key 'camera_matrix' (or 'cameraMatrix')");
+  const cv::Mat k = readMatrix(kNode, kKey, path);
+  if (k.rows != 3 || k.cols != 3) {
+    fail(path, "key '" + kKey + "' must be 3x3, got " + std::to_string(k.rows) + "x" + std::to_string(k.cols));
+  }
+  c.K = cv::Matx33d(k);
+  validateK(c.K, kKey, path);
+
+  std::string dKey;
+  const cv::FileNode dNode = findKey(fs, {"distortion_coefficients", "distCoeffs"}, dKey);
+  if (!dNode.empty()) {
+    const cv::Mat d = readMatrix(dNode, dKey, path);
+    if (d.rows != 1 && d.cols != 1) fail(path, "key '" + dKey + "' must be a row or a column");
+    const int n = static_cast<int>(d.total());
+    if (n != 4 && n != 5 && n != 8 && n != 12 && n != 14) {
+      fail(path, "key '" + dKey + "' must hold 4, 5, 8, 12 or 14 coefficients, got " + std::to_string(n));
+    }
+    c.distortion = d.reshape(1, 1).clone();
+  }
+
+  c.imageSize.width = readPositiveInt(fs, "image_width", path);
+  c.imageSize.height = readPositiveInt(fs, "image_height", path);
+  return c;
+}
+
+CameraCalibration defaultCalibration(cv::Size imageSize) {
+  if (imageSize.width <= 0 || imageSize.height <= 0) {
+    throw std::invalid_argument("defaultCalibration: image size must be positive");
+  }
+  const double halfFov = kDefaultHorizontalFovDegrees * 0.5 * CV_PI / 180.0;
+  const double f = 0.5 * imageSize.width / std::tan(halfFov);
+  CameraCalibration c;
+  c.K = cv::Matx33d(f, 0.0, 0.5 * (imageSize.width - 1), 0.0, f, 0.5 * (imageSize.height - 1), 0.0, 0.0, 1.0);
+  c.imageSize = imageSize;
+  c.source = "default (" + std::to_string(static_cast<int>(kDefaultHorizontalFovDegrees)) +
+             " deg horizontal field of view, principal point at the centre, no distortion)";
+  return c;
+}
+
+CameraCalibration scaledTo(const CameraCalibration& calibration, cv::Size frameSize) {
+  const cv::Size from = calibration.imageSize;
+  if (from.width <= 0 || from.height <= 0 || frameSize.width <= 0 || frameSize.height <= 0) {
+    throw std::invalid_argument("scaledTo: image sizes must be positive");
+  }
+  const double sx = static_cast<double>(frameSize.width) / from.width;
+  const double sy = static_cast<double>(frameSize.height) / from.height;
+  CameraCalibration c = calibration;
+  c.K(0, 0) *= sx;
+  c.K(0, 1) *= sx;
+  c.K(1, 1) *= sy;
+  c.K(0, 2) = (calibration.K(0, 2) + 0.5) * sx - 0.5;
+  c.K(1, 2) = (calibration.K(1, 2) + 0.5) * sy - 0.5;
+  c.distortion = calibration.distortion.clone();
+  c.imageSize = frameSize;
+  return c;
+}
+
+}  // namespace nft::tracker
