@@ -15,11 +15,14 @@
 
 #include "gpu/capabilities.h"
 #include "gpu/context.h"
+#include "benchmark_gpu.h"
 #include "gpu/texture.h"
 #include "render/offscreen_target.h"
 #include "render/renderer.h"
 
 namespace {
+
+using nft::benchmarks::benchmarkGpu;
 
 using nft::render::AugmentationStyle;
 using nft::render::Camera;
@@ -27,15 +30,6 @@ using nft::render::OffscreenTarget;
 using nft::render::Pose;
 using nft::render::Renderer;
 
-// One context for the whole program (made on first use, current on the benchmark thread).
-struct Gpu {
-  nft::gpu::Context context = nft::gpu::Context::createHeadless();
-  nft::gpu::Capabilities caps = nft::gpu::probeCapabilities();
-};
-Gpu& gpu() {
-  static Gpu g;
-  return g;
-}
 
 struct Scene {
   nft::gpu::Texture frame;
@@ -44,7 +38,7 @@ struct Scene {
 };
 
 Scene makeScene(const AugmentationStyle& style) {
-  const auto& caps = gpu().caps;
+  const auto& caps = benchmarkGpu().caps;
   cv::Mat rgb(480, 640, CV_8UC3);
   cv::randu(rgb, 0, 256);
   cv::GaussianBlur(rgb, rgb, {0, 0}, 3.0);
@@ -97,7 +91,7 @@ void BM_DrawFrame(benchmark::State& state, AugmentationStyle style, bool withPos
     if (readBack) benchmark::DoNotOptimize(scene.target.read().data);
     glFinish();
   }
-  state.SetLabel(gpu().caps.glRenderer);
+  state.SetLabel(benchmarkGpu().caps.glRenderer);
 }
 
 BENCHMARK_CAPTURE(BM_DrawFrame, background_cube_outline_axes, backgroundCubeOutlineAxes(), true, false)

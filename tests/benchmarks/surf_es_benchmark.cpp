@@ -16,9 +16,12 @@
 #include "detection/surf_es.h"
 #include "gpu/capabilities.h"
 #include "gpu/context.h"
+#include "benchmark_gpu.h"
 #include "surf_workload.h"
 
 namespace {
+
+using nft::benchmarks::benchmarkGpu;
 
 using nft::benchmarks::keypoints;
 using nft::benchmarks::workload;
@@ -29,15 +32,6 @@ using nft::detection::Orientation;
 using nft::detection::SurfEs;
 using nft::detection::SurfEsOptions;
 
-// One context for the whole program (made on first use, current on the benchmark thread).
-struct Gpu {
-  nft::gpu::Context context = nft::gpu::Context::createHeadless();
-  nft::gpu::Capabilities caps = nft::gpu::probeCapabilities();
-};
-Gpu& gpu() {
-  static Gpu g;
-  return g;
-}
 
 struct Config {
   DescriptorStorage storage;
@@ -69,7 +63,7 @@ void run(benchmark::State& state, const Config& config, const cv::Mat& image, co
   options.orientation = config.orientation;
   options.maxWidth = options.maxHeight = 1024;
   options.maxKeypoints = std::max(4096, static_cast<int>(kps.size()));
-  SurfEs surfEs(gpu().caps, options);
+  SurfEs surfEs(benchmarkGpu().caps, options);
   std::vector<Keypoint> work = kps;
   surfEs.extract(image, work);  // compiles llvmpipe's shader variants outside the timing
   glFinish();
@@ -86,7 +80,7 @@ void run(benchmark::State& state, const Config& config, const cv::Mat& image, co
   state.counters["keypoints"] = static_cast<double>(kps.size());
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(kps.size()));
   state.SetLabel(std::string(surfEs.storage() == DescriptorStorage::Float ? "float" : "rgba8") + ", " +
-                 gpu().caps.glRenderer);
+                 benchmarkGpu().caps.glRenderer);
   addStageCounters(state, surfEs, image, kps);
 }
 
