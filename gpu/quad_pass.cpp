@@ -59,6 +59,10 @@ void QuadPass::run(const Program& program, const Framebuffer& target, const Rect
   if (program.hasUniform("u_rect"))
     program.setUniform("u_rect", static_cast<float>(rect.x), static_cast<float>(rect.y),
                        static_cast<float>(rect.width), static_cast<float>(rect.height));
+  drawUnitQuad(program);
+}
+
+void QuadPass::drawUnitQuad(const Program& program) const {
   program.use();
   program.bindTextures();
   glBindBuffer(GL_ARRAY_BUFFER, vertexBuffer_);
@@ -67,7 +71,7 @@ void QuadPass::run(const Program& program, const Framebuffer& target, const Rect
   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
   glDisableVertexAttribArray(0);
   glBindBuffer(GL_ARRAY_BUFFER, 0);
-  checkGl(("running pass '" + program.name() + "'").c_str());
+  checkGl(("drawing '" + program.name() + "'").c_str());
 }
 
 }  // namespace nft::gpu

@@ -38,6 +38,12 @@ class QuadPass {
     run(program, target, {0, 0, target.width(), target.height()});
   }
 
+  /// Draws the unit quad — corners (0,0)..(1,1) as attribute 0 (`a_position`), a triangle strip —
+  /// with `program` into whatever framebuffer, viewport and state are current, binding the
+  /// program's textures first; the attribute and buffer are unbound again. For drawing code that
+  /// sets its own state (render/). @throws GpuError on a GL error.
+  void drawUnitQuad(const Program& program) const;
+
  private:
   unsigned int vertexBuffer_ = 0;
 };

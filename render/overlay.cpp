@@ -28,10 +28,9 @@ void setColor(const gpu::Program& program, const cv::Scalar& bgr) {
                      static_cast<float>(std::clamp(bgr[0] / 255.0, 0.0, 1.0)), 1.0f);
 }
 
-void deleteBuffers(unsigned int& a, unsigned int& b) {
-  if (a != 0) glDeleteBuffers(1, &a);
-  if (b != 0) glDeleteBuffers(1, &b);
-  a = b = 0;
+void deleteBuffer(unsigned int& buffer) {
+  if (buffer != 0) glDeleteBuffers(1, &buffer);
+  buffer = 0;
 }
 
 }  // namespace
@@ -50,23 +49,19 @@ Overlay::Overlay(const gpu::Capabilities& caps, const OverlayStyle& style)
       marks_("render_overlay_marks", {shaders::render_overlay_marks_vert},
              {gpu::shaders::prelude, shaders::render_overlay_marks_frag}) {
   glGetFloatv(GL_ALIASED_POINT_SIZE_RANGE, pointSizeRange_);
-  const GLfloat corners[8] = {0.f, 0.f, 1.f, 0.f, 0.f, 1.f, 1.f, 1.f};
-  glGenBuffers(1, &quadCorners_);
-  glBindBuffer(GL_ARRAY_BUFFER, quadCorners_);
-  glBufferData(GL_ARRAY_BUFFER, sizeof corners, corners, GL_STATIC_DRAW);
   glGenBuffers(1, &marksBuffer_);
   glBindBuffer(GL_ARRAY_BUFFER, 0);
   gpu::checkGl("creating the overlay's buffers");
 }
 
-Overlay::~Overlay() { deleteBuffers(quadCorners_, marksBuffer_); }
+Overlay::~Overlay() { deleteBuffer(marksBuffer_); }
 
 Overlay::Overlay(Overlay&& other) noexcept
     : caps_(other.caps_),
       style_(other.style_),
       text_(std::move(other.text_)),
       marks_(std::move(other.marks_)),
-      quadCorners_(std::exchange(other.quadCorners_, 0u)),
+      unitQuad_(std::move(other.unitQuad_)),
       marksBuffer_(std::exchange(other.marksBuffer_, 0u)),
       pointSizeRange_{other.pointSizeRange_[0], other.pointSizeRange_[1]},
       textTexture_(std::move(other.textTexture_)),
@@ -79,12 +74,12 @@ Overlay::Overlay(Overlay&& other) noexcept
 
 Overlay& Overlay::operator=(Overlay&& other) noexcept {
   if (this != &other) {
-    deleteBuffers(quadCorners_, marksBuffer_);
+    deleteBuffer(marksBuffer_);
     caps_ = other.caps_;
     style_ = other.style_;
     text_ = std::move(other.text_);
     marks_ = std::move(other.marks_);
-    quadCorners_ = std::exchange(other.quadCorners_, 0u);
+    unitQuad_ = std::move(other.unitQuad_);
     marksBuffer_ = std::exchange(other.marksBuffer_, 0u);
     pointSizeRange_[0] = other.pointSizeRange_[0];
     pointSizeRange_[1] = other.pointSizeRange_[1];
@@ -181,13 +176,7 @@ void Overlay::draw(const OverlayInfo& info, const DrawTarget& target, const cv::
                    static_cast<float>(textSize_.height) / static_cast<float>(textTexture_->height()));
   text_.setUniform("u_y_sign", ySign);
   text_.setTexture("u_text", 0, *textTexture_);
-  text_.use();
-  text_.bindTextures();
-  glBindBuffer(GL_ARRAY_BUFFER, quadCorners_);
-  glEnableVertexAttribArray(0);
-  glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
-  glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
-  glDisableVertexAttribArray(0);
+  unitQuad_.drawUnitQuad(text_);
 
   glViewport(imageRect.x, target.yDown ? imageRect.y : target.height - imageRect.y - imageRect.height,
              imageRect.width, imageRect.height);

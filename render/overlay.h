@@ -17,6 +17,7 @@
 
 #include "gpu/capabilities.h"
 #include "gpu/program.h"
+#include "gpu/quad_pass.h"
 #include "gpu/texture.h"
 #include "render/offscreen_target.h"
 
@@ -87,7 +88,7 @@ class Overlay {
   OverlayStyle style_;
   gpu::Program text_;
   gpu::Program marks_;
-  unsigned int quadCorners_ = 0;
+  gpu::QuadPass unitQuad_;  // the text box
   unsigned int marksBuffer_ = 0;
   float pointSizeRange_[2] = {1.f, 1.f};
   std::optional<gpu::Texture> textTexture_;  // capacity ≥ the text image, reused

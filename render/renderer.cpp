@@ -87,11 +87,6 @@ Renderer::Renderer(const gpu::Capabilities& caps, const Camera& camera, cv::Size
   projectionMatrix(camera_, true);  // validates the camera
   glGetFloatv(GL_ALIASED_LINE_WIDTH_RANGE, lineWidthRange_);
 
-  const GLfloat corners[8] = {0.f, 0.f, 1.f, 0.f, 0.f, 1.f, 1.f, 1.f};
-  glGenBuffers(1, &quadCorners_);
-  glBindBuffer(GL_ARRAY_BUFFER, quadCorners_);
-  glBufferData(GL_ARRAY_BUFFER, sizeof corners, corners, GL_STATIC_DRAW);
-
   const float w = static_cast<float>(targetSize.width), h = static_cast<float>(targetSize.height);
   const GLfloat quad[4 * kTexturedFloats] = {0.f, 0.f, 0.f, 0.f, 0.f,  w, 0.f, 0.f, 1.f, 0.f,
                                              0.f, h,   0.f, 0.f, 1.f,  w, h,   0.f, 1.f, 1.f};
@@ -105,7 +100,7 @@ Renderer::Renderer(const gpu::Capabilities& caps, const Camera& camera, cv::Size
 }
 
 Renderer::~Renderer() {
-  const GLuint buffers[3] = {quadCorners_, meshBuffer_, texturedBuffer_};
+  const GLuint buffers[2] = {meshBuffer_, texturedBuffer_};
   for (GLuint b : buffers)
     if (b != 0) glDeleteBuffers(1, &b);
 }
@@ -121,19 +116,19 @@ Renderer::Renderer(Renderer&& other) noexcept
       textured_(std::move(other.textured_)),
       meshColorAttrib_(other.meshColorAttrib_),
       texturedUvAttrib_(other.texturedUvAttrib_),
-      quadCorners_(other.quadCorners_),
+      unitQuad_(std::move(other.unitQuad_)),
       meshBuffer_(other.meshBuffer_),
       texturedBuffer_(other.texturedBuffer_),
       quadTexture_(std::move(other.quadTexture_)),
       overlay_(std::move(other.overlay_)),
       overlayInfo_(std::move(other.overlayInfo_)) {
-  other.quadCorners_ = other.meshBuffer_ = other.texturedBuffer_ = 0;
+  other.meshBuffer_ = other.texturedBuffer_ = 0;
   other.quadTexture_.reset();
 }
 
 Renderer& Renderer::operator=(Renderer&& other) noexcept {
   if (this != &other) {
-    const GLuint buffers[3] = {quadCorners_, meshBuffer_, texturedBuffer_};
+    const GLuint buffers[2] = {meshBuffer_, texturedBuffer_};
     for (GLuint b : buffers)
       if (b != 0) glDeleteBuffers(1, &b);
     camera_ = other.camera_;
@@ -147,13 +142,13 @@ Renderer& Renderer::operator=(Renderer&& other) noexcept {
     textured_ = std::move(other.textured_);
     meshColorAttrib_ = other.meshColorAttrib_;
     texturedUvAttrib_ = other.texturedUvAttrib_;
-    quadCorners_ = other.quadCorners_;
+    unitQuad_ = std::move(other.unitQuad_);
     meshBuffer_ = other.meshBuffer_;
     texturedBuffer_ = other.texturedBuffer_;
     quadTexture_ = std::move(other.quadTexture_);
     overlay_ = std::move(other.overlay_);
     overlayInfo_ = std::move(other.overlayInfo_);
-    other.quadCorners_ = other.meshBuffer_ = other.texturedBuffer_ = 0;
+    other.meshBuffer_ = other.texturedBuffer_ = 0;
     other.quadTexture_.reset();
   }
   return *this;
@@ -234,13 +229,7 @@ void Renderer::drawFrame(const gpu::Texture& cameraFrame, const gpu::Rect& frame
                            static_cast<float>(r.width) / tw, static_cast<float>(r.height) / th);
     background_.setUniform("u_y_sign", target.yDown ? 1.0f : -1.0f);
     background_.setTexture("u_frame", 0, cameraFrame);
-    background_.use();
-    background_.bindTextures();
-    glBindBuffer(GL_ARRAY_BUFFER, quadCorners_);
-    glEnableVertexAttribArray(0);
-    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
-    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
-    glDisableVertexAttribArray(0);
+    unitQuad_.drawUnitQuad(background_);
   }
 
   if (pose) drawAugmentations(*pose, target);

@@ -26,6 +26,7 @@
 #include "gpu/capabilities.h"
 #include "gpu/framebuffer.h"
 #include "gpu/program.h"
+#include "gpu/quad_pass.h"
 #include "gpu/texture.h"
 #include "render/camera.h"
 #include "render/offscreen_target.h"
@@ -150,7 +151,7 @@ class Renderer {
   gpu::Program textured_;
   int meshColorAttrib_ = -1;     // a_color of mesh_
   int texturedUvAttrib_ = -1;    // a_uv of textured_
-  unsigned int quadCorners_ = 0;  // unit square, background
+  gpu::QuadPass unitQuad_;         // unit square, background
   unsigned int meshBuffer_ = 0;   // per-frame: cube triangles, outline and axis lines
   unsigned int texturedBuffer_ = 0;  // target quad with uv
   std::optional<gpu::Texture> quadTexture_;
