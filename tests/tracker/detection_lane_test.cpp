@@ -1,0 +1,171 @@
+// The detection lane (tracker/detection_lane.h) on tmt_bookI: success rate of the detected
+// corners against gt.tsv on every 5th frame, the far-tilted frames 214–375, rejections (blank
+// frame), input errors and per-stage timings. The measurements behind the lane's defaults are
+// in tracker/detection_lane.h.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <opencv2/calib3d.hpp>
+
+#include "gpu/gpu_test.h"
+#include "tracker/detection_lane.h"
+#include "tracker/tmt_ground_truth.h"
+#include "tracker/tmt_target.h"
+
+namespace nft::tracker {
+namespace {
+
+using nft::gpu::testing::GpuTest;
+
+class DetectionLaneTest : public GpuTest {};
+
+struct FrameResult {
+  int index = 0;
+  bool found = false;
+  int inliers = 0;
+  double error = 0;  // alignment error, px (when found)
+  double ms = 0;     // detect() wall time
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+std::vector<FrameResult> runOnFrames(DetectionLane& lane, const std::vector<testing::TmtVideoFrame>& frames,
+                                     const std::vector<testing::TmtFrame>& truth) {
+  std::vector<FrameResult> results;
+  for (const testing::TmtVideoFrame& f : frames) {
+    FrameResult r;
+    r.index = f.index;
+    const std::optional<Detection> d = lane.detect(f.image);
+    r.ms = lane.lastTimings().total();
+    if (d) {
+      r.found = true;
+      r.inliers = d->inliers;
+      r.error = testing::alignmentError(d->corners, truth.at(static_cast<size_t>(f.index)).corners);
+    }
+    results.push_back(r);
+  }
+  return results;
+}
+
+double successRate(const std::vector<FrameResult>& results, double px, int minInliers = 0) {
+  int ok = 0;
+  for (const FrameResult& r : results)
+    if (r.found && r.inliers >= minInliers && r.error <= px) ++ok;
+  return results.empty() ? 0 : static_cast<double>(ok) / static_cast<double>(results.size());
+}
+
+TEST_F(DetectionLaneTest, FindsTmtBookIOnEveryFifthFrame) {
+  NFT_REQUIRE_DATA("video/tmt_bookI/video.mp4");
+  const auto truth = testing::loadTmtGroundTruth();
+  const auto frames = testing::loadTmtFrames(5);
+  ASSERT_EQ(frames.size(), 107u);
+  const detection::TargetModel model = testing::trainTmtTarget(caps());
+  DetectionLane lane(caps(), model, defaultCalibration(testing::kTmtFrameSize));
+  const std::vector<FrameResult> results = runOnFrames(lane, frames, truth);
+
+  int tilted = 0, tiltedFound = 0, tiltedOk = 0;
+  std::vector<double> ms;
+  for (const FrameResult& r : results) {
+    ms.push_back(r.ms);
+    if (r.index + 1 >= 214 && r.index + 1 <= 375) {
+      ++tilted;
+      tiltedFound += r.found ? 1 : 0;
+      tiltedOk += (r.found && r.error <= 10) ? 1 : 0;
+    }
+  }
+  const double at5 = successRate(results, 5), at10 = successRate(results, 10);
+  std::cout << "tmt_bookI every 5th frame (" << results.size() << "): success " << 100 * at5 << " % at 5 px, "
+            << 100 * at10 << " % at 10 px; frames 214-375: " << tiltedOk << "/" << tilted << " within 10 px ("
+            << tiltedFound << " found); median detect() " << median(ms) << " ms\n";
+  // Measured (llvmpipe, deterministic): 66.4 % at 5 px, 72.0 % at 10 px; frames 214-375: 6 of 32
+  // within 10 px (6 found). Floors: measured minus about 10 points. (All 531 frames: 65.5 % /
+  // 70.8 %, see tracker/detection_lane.h.)
+  EXPECT_GE(at5, 0.56);
+  EXPECT_GE(at10, 0.62);
+  // The far-tilted frames (negative det of H's 2×2 block) must count when detection finds them:
+  // the quad check lets them through, and most of those found are right.
+  EXPECT_GE(tiltedOk, 3);
+  EXPECT_GE(2 * tiltedOk, tiltedFound);
+}
+
+TEST_F(DetectionLaneTest, BlankFrameGivesNoDetection) {
+  NFT_REQUIRE_DATA("video/tmt_bookI/target.png");
+  const detection::TargetModel model = testing::trainTmtTarget(caps());
+  DetectionLane lane(caps(), model, defaultCalibration(testing::kTmtFrameSize));
+  const cv::Mat black = cv::Mat::zeros(testing::kTmtFrameSize, CV_8UC1);
+  EXPECT_FALSE(lane.detect(black).has_value());
+  EXPECT_FALSE(lane.lastRejection().empty());
+  const cv::Mat blackBgr = cv::Mat::zeros(testing::kTmtFrameSize, CV_8UC3);
+  EXPECT_FALSE(lane.detect(blackBgr).has_value());
+}
+
+TEST_F(DetectionLaneTest, WrongFrameTypeOrSizeIsNamed) {
+  NFT_REQUIRE_DATA("video/tmt_bookI/target.png");
+  const detection::TargetModel model = testing::trainTmtTarget(caps());
+  DetectionLane lane(caps(), model, defaultCalibration(testing::kTmtFrameSize));
+  const auto message = [&](const cv::Mat& frame) {
+    try {
+      (void)lane.detect(frame);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no exception");
+  };
+  EXPECT_NE(message(cv::Mat::zeros(600, 800, CV_32FC1)).find("32FC1"), std::string::npos);
+  const std::string wrongSize = message(cv::Mat::zeros(480, 640, CV_8UC1));
+  EXPECT_NE(wrongSize.find("640x480"), std::string::npos) << wrongSize;
+  EXPECT_NE(wrongSize.find("800x600"), std::string::npos) << wrongSize;
+  EXPECT_NE(message(cv::Mat()).find("empty"), std::string::npos);
+}
+
+TEST_F(DetectionLaneTest, BadOptionsAndModelAreNamed) {
+  NFT_REQUIRE_DATA("video/tmt_bookI/target.png");
+  const detection::TargetModel model = testing::trainTmtTarget(caps());
+  const CameraCalibration cal = defaultCalibration(testing::kTmtFrameSize);
+  DetectionLaneOptions o;
+  o.minInliers = 3;
+  EXPECT_THROW(DetectionLane(caps(), model, cal, o), std::invalid_argument);
+  o = {};
+  o.ransacThresholdPx = 0;
+  EXPECT_THROW(DetectionLane(caps(), model, cal, o), std::invalid_argument);
+  o = {};
+  o.matching.crossCheck = true;
+  EXPECT_THROW(DetectionLane(caps(), model, cal, o), std::invalid_argument);
+  EXPECT_THROW(DetectionLane(caps(), detection::TargetModel{}, cal), std::invalid_argument);
+}
+
+TEST_F(DetectionLaneTest, StageTimesAreFilledAndFinite) {
+  NFT_REQUIRE_DATA("video/tmt_bookI/video.mp4");
+  const detection::TargetModel model = testing::trainTmtTarget(caps());
+  DetectionLane lane(caps(), model, defaultCalibration(testing::kTmtFrameSize));
+  const auto frames = testing::loadTmtFrames(200);  // frames 0, 200, 400
+  ASSERT_FALSE(frames.empty());
+  const std::optional<Detection> d = lane.detect(frames.front().image);
+  ASSERT_TRUE(d.has_value()) << lane.lastRejection();
+  const DetectionTimings& t = d->timings;
+  for (double v : {t.detect, t.describe, t.match, t.ransac, t.pose}) {
+    EXPECT_TRUE(std::isfinite(v));
+    EXPECT_GT(v, 0.0);
+  }
+  EXPECT_DOUBLE_EQ(lane.lastTimings().total(), t.total());
+  EXPECT_GE(d->inliers, lane.options().minInliers);
+  EXPECT_EQ(d->corners.size(), 4u);
+  EXPECT_TRUE(std::isfinite(d->reprojectionErrorPx));
+  EXPECT_LT(d->reprojectionErrorPx, lane.options().ransacThresholdPx);
+  EXPECT_GT(d->pose.tvec[2], 0.0);  // the target is in front of the camera
+}
+
+}  // namespace
+}  // namespace nft::tracker

@@ -1,0 +1,206 @@
+#include "tracker/detection_lane.h"
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include <opencv2/calib3d.hpp>
+
+#include "gpu/capabilities.h"
+
+namespace nft::tracker {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+std::string sizeText(cv::Size s) { return std::to_string(s.width) + "x" + std::to_string(s.height); }
+
+void validate(const DetectionLaneOptions& o) {
+  if (!(o.ransacThresholdPx > 0) || !std::isfinite(o.ransacThresholdPx))
+    throw std::invalid_argument("DetectionLaneOptions::ransacThresholdPx must be finite and > 0, got " +
+                                std::to_string(o.ransacThresholdPx));
+  if (o.ransacMaxIterations < 1)
+    throw std::invalid_argument("DetectionLaneOptions::ransacMaxIterations must be >= 1, got " +
+                                std::to_string(o.ransacMaxIterations));
+  if (!(o.ransacConfidence > 0 && o.ransacConfidence < 1))
+    throw std::invalid_argument("DetectionLaneOptions::ransacConfidence must be in (0, 1), got " +
+                                std::to_string(o.ransacConfidence));
+  if (o.minInliers < 4)
+    throw std::invalid_argument("DetectionLaneOptions::minInliers must be >= 4, got " + std::to_string(o.minInliers));
+  if (o.matching.crossCheck)
+    throw std::invalid_argument("DetectionLaneOptions::matching.crossCheck is not supported (descriptors stay on the GPU)");
+  detection::validateMatchOptions(o.matching);
+}
+
+detection::SurfEsOptions surfOptions(const detection::TargetModel& model, const CameraCalibration& calibration,
+                                     const DetectionLaneOptions& o) {
+  detection::SurfEsOptions s;
+  s.maxWidth = calibration.imageSize.width;
+  s.maxHeight = calibration.imageSize.height;
+  s.maxKeypoints = o.detector.maxKeypoints;
+  s.type = model.descriptorType;
+  s.orientation = model.orientation;
+  s.storage = o.storage;
+  return s;
+}
+
+const CameraCalibration& checkedCalibration(const CameraCalibration& c) {
+  if (c.imageSize.width <= 0 || c.imageSize.height <= 0)
+    throw std::invalid_argument("DetectionLane: calibration.imageSize must be positive, got " + sizeText(c.imageSize));
+  return c;
+}
+
+const detection::TargetModel& checkedModel(const detection::TargetModel& m) {
+  if (m.keypoints.empty() || m.descriptors.empty())
+    throw std::invalid_argument("DetectionLane: the target model has no keypoints/descriptors");
+  if (m.descriptors.rows != static_cast<int>(m.keypoints.size()))
+    throw std::invalid_argument("DetectionLane: the target model has " + std::to_string(m.keypoints.size()) +
+                                " keypoints but " + std::to_string(m.descriptors.rows) + " descriptors");
+  if (m.image.empty()) throw std::invalid_argument("DetectionLane: the target model has no image");
+  return m;
+}
+
+}  // namespace
+
+struct DetectionLane::Impl {
+  Impl(const gpu::Capabilities& caps, const detection::TargetModel& model, const CameraCalibration& cal,
+       const DetectionLaneOptions& o)
+      : options(o),
+        calibration(cal),
+        targetSize(model.image.size()),
+        metresPerPixel(model.metresPerPixel()),
+        detector(o.detector),
+        surf(caps, surfOptions(model, cal, o)),
+        matcher(caps, [&] {
+          detection::GpuMatcherOptions m;
+          m.maxQueries = o.detector.maxKeypoints;
+          return m;
+        }()) {
+    targetPoints.reserve(model.keypoints.size());
+    for (const detection::Keypoint& k : model.keypoints) targetPoints.emplace_back(k.x, k.y);
+    matcher.setTarget(model.descriptors);
+  }
+
+  DetectionLaneOptions options;
+  CameraCalibration calibration;
+  cv::Size targetSize;
+  double metresPerPixel;
+  detection::FastDetector detector;
+  detection::SurfEs surf;
+  detection::GpuMatcher matcher;
+  std::vector<cv::Point2f> targetPoints;
+  DetectionTimings timings;
+  std::string rejection;
+};
+
+DetectionLane::DetectionLane(const gpu::Capabilities& caps, const detection::TargetModel& model,
+                             const CameraCalibration& calibration, const DetectionLaneOptions& options) {
+  validate(options);
+  impl_ = std::make_unique<Impl>(caps, checkedModel(model), checkedCalibration(calibration), options);
+}
+
+DetectionLane::~DetectionLane() = default;
+DetectionLane::DetectionLane(DetectionLane&&) noexcept = default;
+DetectionLane& DetectionLane::operator=(DetectionLane&&) noexcept = default;
+
+cv::Size DetectionLane::frameSize() const { return impl_->calibration.imageSize; }
+cv::Size DetectionLane::targetSize() const { return impl_->targetSize; }
+const DetectionLaneOptions& DetectionLane::options() const { return impl_->options; }
+const DetectionTimings& DetectionLane::lastTimings() const { return impl_->timings; }
+const std::string& DetectionLane::lastRejection() const { return impl_->rejection; }
+
+std::optional<Detection> DetectionLane::detect(const cv::Mat& frame) {
+  Impl& s = *impl_;
+  if (frame.empty()) throw std::invalid_argument("DetectionLane::detect: empty frame");
+  if (frame.type() != CV_8UC1 && frame.type() != CV_8UC3)
+    throw std::invalid_argument("DetectionLane::detect: frame type " + cv::typeToString(frame.type()) +
+                                " is not CV_8UC1 or CV_8UC3");
+  if (frame.size() != s.calibration.imageSize)
+    throw std::invalid_argument("DetectionLane::detect: frame size " + sizeText(frame.size()) +
+                                " differs from the lane's frame size " + sizeText(s.calibration.imageSize) +
+                                " (resize the frame or build a lane for that size)");
+  s.timings = {};
+  s.rejection.clear();
+  const auto reject = [&](std::string why) -> std::optional<Detection> {
+    s.rejection = std::move(why);
+    return std::nullopt;
+  };
+
+  // 1. Keypoints.
+  auto t = Clock::now();
+  const std::vector<detection::Keypoint> keypoints = s.detector.detect(frame);
+  s.timings.detect = msSince(t);
+  if (keypoints.size() < 4) return reject("too few keypoints: " + std::to_string(keypoints.size()));
+
+  // 2. Descriptors, left on the GPU.
+  t = Clock::now();
+  const detection::GpuDescriptors descriptors = s.surf.extract(frame, keypoints);
+  s.timings.describe = msSince(t);
+
+  // 3. Matching with the ratio test (the readback waits for the GPU).
+  t = Clock::now();
+  const std::vector<detection::Match> matches = s.matcher.match(descriptors, s.options.matching);
+  s.timings.match = msSince(t);
+  if (static_cast<int>(matches.size()) < s.options.minInliers)
+    return reject("too few matches: " + std::to_string(matches.size()) + " < " + std::to_string(s.options.minInliers));
+
+  // 4. Homography by RANSAC, then the inlier count and the quad's plausibility.
+  t = Clock::now();
+  std::vector<cv::Point2f> src, dst;
+  src.reserve(matches.size());
+  dst.reserve(matches.size());
+  for (const detection::Match& m : matches) {
+    src.push_back(s.targetPoints[static_cast<size_t>(m.target)]);
+    const detection::Keypoint& k = keypoints[static_cast<size_t>(m.query)];
+    dst.emplace_back(k.x, k.y);
+  }
+  std::vector<unsigned char> mask;
+  const cv::Mat H = cv::findHomography(src, dst, s.options.ransacMethod, s.options.ransacThresholdPx, mask,
+                                       s.options.ransacMaxIterations, s.options.ransacConfidence);
+  s.timings.ransac = msSince(t);
+  if (H.empty()) return reject("no homography");
+  cv::Matx33d homography(H);
+  if (std::abs(homography(2, 2)) > 0) homography *= 1.0 / homography(2, 2);
+  std::vector<cv::Point2f> inSrc, inDst;
+  for (size_t i = 0; i < mask.size(); ++i)
+    if (mask[i] != 0) {
+      inSrc.push_back(src[i]);
+      inDst.push_back(dst[i]);
+    }
+  const int inliers = static_cast<int>(inSrc.size());
+  if (inliers < s.options.minInliers)
+    return reject("too few inliers: " + std::to_string(inliers) + " < " + std::to_string(s.options.minInliers));
+  const std::string problem = quadProblem(homography, s.targetSize, s.calibration.imageSize, s.options.quad);
+  if (!problem.empty()) return reject(problem);
+
+  // 5. Pose from the inliers.
+  t = Clock::now();
+  Pose pose;
+  try {
+    pose = estimatePose(s.calibration, inSrc, inDst, s.metresPerPixel);
+  } catch (const std::runtime_error& e) {  // IPPE found no pose (degenerate inliers)
+    s.timings.pose = msSince(t);
+    return reject(std::string("no pose: ") + e.what());
+  }
+  s.timings.pose = msSince(t);
+
+  Detection d;
+  d.homography = homography;
+  d.pose = pose;
+  d.inliers = inliers;
+  cv::Point2d corners[4];
+  projectTargetCorners(homography, s.targetSize, corners);
+  for (const cv::Point2d& c : corners) d.corners.emplace_back(static_cast<float>(c.x), static_cast<float>(c.y));
+  d.reprojectionErrorPx = pose.reprojectionErrorPx;
+  d.keypoints = static_cast<int>(keypoints.size());
+  d.matches = static_cast<int>(matches.size());
+  d.timings = s.timings;
+  return d;
+}
+
+}  // namespace nft::tracker
