@@ -20,8 +20,8 @@
 
 namespace nft::testing {
 
-/// Training upscale of target.png, chosen by measurement (tests/tracker/detection_lane_test.cpp,
-/// DISABLED_AllFramesExperiment, all 531 frames): FAST's s0 = 3 gives 60 px SURF windows on the
+/// Training upscale of target.png, chosen by measurement (detection on all 531 frames, see
+/// tracker/detection_lane.h): FAST's s0 = 3 gives 60 px SURF windows on the
 /// 134-px-wide template, which suggested training it enlarged (cv::INTER_CUBIC), but the book's
 /// views are at the template's own scale and enlarging loses. Success at 5 / 10 px (MAGSAC 3 px,
 /// ratio 0.8, minInliers 10): ×1 57.1 / 61.2 % (399 keypoints), ×2 50.5 / 51.8 % (386), ×3
