@@ -43,7 +43,7 @@ struct Capabilities;
 namespace nft::tracker {
 
 /// Settings of DetectionLane. Defaults chosen by measurement on all 531 frames of tmt_bookI
-/// (tests/tracker/detection_lane_test.cpp, DISABLED_AllFramesExperiment; target.png's model trained
+/// (a scratch experiment over tests/tracker/tmt_target.h's helpers; target.png's model trained
 /// with FAST threshold 30, 399 keypoints; llvmpipe; the test's model, threshold 20 and 639
 /// keypoints, gives 65.5 % / 70.8 % with these defaults). "ok" = corners within 5 / 10 px of gt.tsv; "false" = a detection more
 /// than 10 px off; "tilted" = frames 214–375 within 10 px.
