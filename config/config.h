@@ -1,0 +1,324 @@
+#pragma once
+// The pipeline's tunables in one typed structure, loaded from YAML. This header is the schema's
+// reference: every key's meaning, unit, allowed values and default are documented here, and
+// config/default.yaml lists the same keys with the same defaults (a test keeps them equal).
+//
+// A YAML file names sections (detector, descriptor, matcher, ransac, quad, tracking, motion,
+// pose, camera, target, render, output), each a map of snake_case keys. A file may name any
+// subset: keys it leaves out keep their defaults, so a profile overrides only what it names.
+// An empty file, or one with only comments, is the default configuration.
+//
+//   tracking:
+//     min_ncc: 0.75        # the C++ field Config::tracking.minNcc
+//     redetect_every: 10
+//
+// Everything a file says is checked (see ConfigError): unknown keys and sections (with a
+// suggestion of the closest known key), wrong types (a string or a map where a number is
+// expected, 2.5 for an integer, a quoted "3" for a number), NaN and infinity, values out of
+// range, unknown enum names, and the cross-field rules documented below. Numbers are written
+// as YAML plain scalars (1000, 0.7, 1e-3); booleans as true / false; enums by their names.
+//
+// config/ depends on yaml-cpp only (DESIGN.md): the types here are plain C++, and the code that
+// uses them (detection/, tracker/, render/, apps/) maps them onto its own option structs.
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "config/config_error.h"
+
+namespace nft::config {
+
+// --- Enumerations (YAML names in the comments; toString() / parse*() convert) ---------------
+
+/// SURF descriptor layout (detection/surf_descriptor.h).
+enum class DescriptorType {
+  Surf64,  ///< "surf64": 4 × 4 subregions × (Σdx, Σdy, Σ|dx|, Σ|dy|) = 64 values.
+  Surf36,  ///< "surf36": 3 × 3 subregions × 4 = 36 values (less GPU work and memory).
+};
+
+/// Whether descriptors are rotated to the keypoint's orientation.
+enum class DescriptorOrientation {
+  Oriented,  ///< "oriented": intensity-centroid angle; invariant to in-plane rotation.
+  Upright,   ///< "upright": no rotation (faster; for targets seen roughly upright).
+};
+
+/// How SURF-ES stores intermediate values on the GPU (detection/surf_es.h).
+enum class DescriptorStorage {
+  Auto,   ///< "auto": float render targets where the GPU has them, else RGBA8.
+  Rgba8,  ///< "rgba8": the precision-adaptive RGBA8 encoding (seeds/000 section 4.5).
+  Float,  ///< "float": (half-)float render targets; fails where the GPU lacks them.
+};
+
+/// Where descriptors are matched.
+enum class MatcherBackend {
+  Gpu,  ///< "gpu": GpuMatcher (detection/gpu_matcher.h); descriptors stay on the GPU.
+  Cpu,  ///< "cpu": CpuMatcher (OpenCV's BFMatcher + ratio test), the reference.
+};
+
+/// Robust estimator of the detection lane's homography (OpenCV's cv::findHomography methods).
+enum class RansacMethod {
+  Magsac,        ///< "magsac": cv::USAC_MAGSAC.
+  Ransac,        ///< "ransac": cv::RANSAC.
+  UsacDefault,   ///< "usac_default": cv::USAC_DEFAULT.
+  UsacAccurate,  ///< "usac_accurate": cv::USAC_ACCURATE.
+  Lmeds,         ///< "lmeds": cv::LMEDS (threshold_px is not used).
+};
+
+/// How the tracking lane predicts the next frame's pose.
+enum class MotionModel {
+  ConstantVelocity,  ///< "constant_velocity": the last frame-to-frame motion repeats.
+  None,              ///< "none": the previous frame's pose is the prediction.
+};
+
+/// The YAML name of an enum value ("surf64", "usac_accurate", ...).
+std::string_view toString(DescriptorType value);
+std::string_view toString(DescriptorOrientation value);
+std::string_view toString(DescriptorStorage value);
+std::string_view toString(MatcherBackend value);
+std::string_view toString(RansacMethod value);
+std::string_view toString(MotionModel value);
+
+/// The enum value of a YAML name (exact, case-sensitive), or std::nullopt for an unknown name.
+std::optional<DescriptorType> parseDescriptorType(std::string_view name);
+std::optional<DescriptorOrientation> parseDescriptorOrientation(std::string_view name);
+std::optional<DescriptorStorage> parseDescriptorStorage(std::string_view name);
+std::optional<MatcherBackend> parseMatcherBackend(std::string_view name);
+std::optional<RansacMethod> parseRansacMethod(std::string_view name);
+std::optional<MotionModel> parseMotionModel(std::string_view name);
+
+// --- Sections ------------------------------------------------------------------------------
+
+/// `detector:` scale-aware FAST on an image pyramid (detection/fast_detector.h, whose header
+/// has the measurements behind these defaults).
+struct DetectorConfig {
+  /// `max_keypoints`: most keypoints kept per frame (strongest first). Integer in [1, 65535].
+  /// Default 1000.
+  int maxKeypoints = 1000;
+  /// `scale_factor`: size ratio between adjacent pyramid levels. Number in (1, 4]. Default √2
+  /// (1.4142135623730951).
+  double scaleFactor = 1.4142135623730951;
+  /// `levels`: pyramid levels, level 0 being the frame itself. Integer in [1, 32]. Default 4.
+  int levels = 4;
+  /// `threshold`: FAST intensity threshold, grey levels. Integer in [1, 255]. Default 30.
+  int threshold = 30;
+  /// `cell_size`: side of the grid cells keypoints are spread over, full-resolution pixels;
+  /// 0 = no spreading (strongest overall). Integer >= 0. Default 48.
+  int cellSize = 48;
+  /// `base_scale`: SURF scale s of a level-0 keypoint (level L gets base_scale ·
+  /// scale_factor^L); the descriptor window is 20 s pixels. Number > 0. Default 3.0.
+  double baseScale = 3.0;
+};
+
+/// `descriptor:` SURF-ES on the GPU (detection/surf_es.h) and its CPU twin.
+struct DescriptorConfig {
+  /// `type`: surf64 | surf36. Default surf64.
+  DescriptorType type = DescriptorType::Surf64;
+  /// `orientation`: oriented | upright. Default oriented.
+  DescriptorOrientation orientation = DescriptorOrientation::Oriented;
+  /// `storage`: auto | rgba8 | float. Default auto.
+  DescriptorStorage storage = DescriptorStorage::Auto;
+  /// `precision_bits`: fragment-shader float precision p the RGBA8 encoding assumes, bits;
+  /// 0 = the GPU's own (measured by the capability probe); 8..23 forces a lower p, e.g. 10 to
+  /// make a desktop GPU compute like a Mali-400 (mediump only). Integer: 0 or in [8, 23].
+  /// Default 0.
+  int precisionBits = 0;
+};
+
+/// `matcher:` nearest-neighbour matching of frame descriptors against the target's.
+struct MatcherConfig {
+  /// `backend`: gpu | cpu. Default gpu.
+  MatcherBackend backend = MatcherBackend::Gpu;
+  /// `ratio`: Lowe's ratio test, a match is kept when best distance < ratio · second best;
+  /// 1 keeps every nearest neighbour. Number in (0, 1]. Default 0.9.
+  double ratio = 0.9;
+  /// `cross_check`: also require the target descriptor's nearest frame descriptor to be the
+  /// query (CPU backend only). Boolean. Default false.
+  bool crossCheck = false;
+};
+
+/// `ransac:` robust homography of the detection lane (tracker/detection_lane.h).
+struct RansacConfig {
+  /// `method`: magsac | ransac | usac_default | usac_accurate | lmeds. Default magsac.
+  RansacMethod method = RansacMethod::Magsac;
+  /// `threshold_px`: reprojection error below which a match is an inlier, frame pixels.
+  /// Number > 0. Default 4.0.
+  double thresholdPx = 4.0;
+  /// `max_iterations`: most hypotheses tried. Integer >= 1. Default 2000.
+  int maxIterations = 2000;
+  /// `confidence`: probability of having drawn an all-inlier sample when it stops. Number in
+  /// (0, 1). Default 0.995.
+  double confidence = 0.995;
+  /// `min_inliers`: fewest inliers for a detection to count. Integer >= 4. Default 20.
+  int minInliers = 20;
+};
+
+/// `quad:` plausibility of the projected target quad (tracker/quad_check.h, QuadLimits).
+struct QuadConfig {
+  /// `min_area_fraction`: smallest quad area as a fraction of the frame's area. Number in
+  /// (0, 1]. Default 0.002.
+  double minAreaFraction = 0.002;
+  /// `max_area_fraction`: largest quad area as a fraction of the frame's area. Number, and must
+  /// be > min_area_fraction (cross-field rule). Default 4.0.
+  double maxAreaFraction = 4.0;
+  /// `min_side_px`: shortest allowed quad side, frame pixels. Number >= 0. Default 8.0.
+  double minSidePx = 8.0;
+  /// `max_aspect_change`: largest change of the target's aspect ratio (factor, either way).
+  /// Number >= 1. Default 6.0 (tilts up to about 80°).
+  double maxAspectChange = 6.0;
+  /// `max_outside_fraction`: how far outside the frame a corner may lie, as a fraction of the
+  /// frame's width (x) or height (y) beyond each edge. Number >= 0. Default 1.0.
+  double maxOutsideFraction = 1.0;
+};
+
+/// `tracking:` the NCC patch tracking lane (Wagner et al., IEEE TVCG 16(3), 2010): target
+/// patches warped by the predicted pose, searched at half then full resolution.
+struct TrackingConfig {
+  /// `enabled`: false runs detection on every frame. Boolean. Default true.
+  bool enabled = true;
+  /// `patch_size`: side of a tracked patch, pixels. Even integer in [4, 32]. Default 8.
+  int patchSize = 8;
+  /// `max_patches`: most patches searched per frame. Integer in [4, 1000]. Default 100.
+  int maxPatches = 100;
+  /// `coarse_radius_px`: search radius at half resolution, half-resolution pixels. Integer in
+  /// [1, 32]. Default 4.
+  int coarseRadiusPx = 4;
+  /// `fine_radius_px`: search radius at full resolution around the coarse result, pixels.
+  /// Integer in [1, 16], and must be <= 2 · coarse_radius_px (cross-field rule: the fine search
+  /// cannot look further than the coarse one did). Default 2.
+  int fineRadiusPx = 2;
+  /// `min_ncc`: lowest normalised cross-correlation of an accepted patch match. Number in
+  /// [-1, 1]. Default 0.7.
+  double minNcc = 0.7;
+  /// `min_inliers`: fewest inlier patches to keep tracking; fewer goes back to detection.
+  /// Integer >= 4. Default 10.
+  int minInliers = 10;
+  /// `ransac_threshold_px`: inlier threshold of the robust pose update, frame pixels. Number
+  /// > 0. Default 3.0.
+  double ransacThresholdPx = 3.0;
+  /// `max_corner_jump_px`: a tracked pose whose projected target corners lie further than this
+  /// from the predicted ones is rejected, frame pixels. Number > 0. Default 100.0.
+  double maxCornerJumpPx = 100.0;
+  /// `redetect_every`: while tracking, run a detection every N frames to correct drift;
+  /// 0 = never. Integer >= 0. Default 0.
+  int redetectEvery = 0;
+};
+
+/// `motion:` pose prediction between frames.
+struct MotionConfig {
+  /// `model`: constant_velocity | none. Default constant_velocity.
+  MotionModel model = MotionModel::ConstantVelocity;
+};
+
+/// `pose:` pose estimation from the homography / correspondences (tracker/pose.h).
+struct PoseConfig {
+  /// `refine`: Levenberg-Marquardt refinement after IPPE. Boolean. Default true.
+  bool refine = true;
+};
+
+/// `camera:` intrinsics (tracker/camera_calibration.h).
+struct CameraConfig {
+  /// `calibration`: path of an OpenCV calibration file (YAML/XML/JSON with camera_matrix, ...);
+  /// "" = none, use the default calibration. String. Default "".
+  std::string calibration;
+  /// `hfov_deg`: horizontal field of view of the default calibration (used when calibration is
+  /// ""), degrees. Number in (1, 179). Default 60.0.
+  double hfovDeg = 60.0;
+};
+
+/// `target:` training of target images (nft_train, detection/target_trainer.h).
+struct TargetConfig {
+  /// `width_m`: physical width of the target, metres; 0 = unknown (poses in target pixels).
+  /// Number >= 0. Default 0.20.
+  double widthM = 0.20;
+  /// `working_size`: longest side of the working image training uses, pixels (larger target
+  /// images are scaled down). Integer in [64, 4096]. Default 640.
+  int workingSize = 640;
+  /// `max_tracking_patches`: most patches kept for the tracking lane at training. Integer in
+  /// [0, 5000]. Default 200.
+  int maxTrackingPatches = 200;
+};
+
+/// `render:` augmentations drawn over the frame (render/renderer.h, RenderStyle). Sizes are
+/// fractions of the target's width, whatever its unit.
+struct RenderConfig {
+  /// `enabled`: draw anything at all. Boolean. Default true.
+  bool enabled = true;
+  /// `background`: draw the camera frame as background. Boolean. Default true.
+  bool background = true;
+  /// `axes`: draw the target's coordinate axes. Boolean. Default true.
+  bool axes = true;
+  /// `axis_length`: length of each axis, as a fraction of the target's width. Number > 0.
+  /// Default 0.3.
+  double axisLength = 0.3;
+  /// `cube`: draw a shaded cube standing on the target. Boolean. Default true.
+  bool cube = true;
+  /// `cube_size`: cube side, as a fraction of the target's width. Number > 0. Default 0.4.
+  double cubeSize = 0.4;
+  /// `cube_height`: cube height, as a fraction of the target's width. Number > 0. Default 0.4.
+  double cubeHeight = 0.4;
+  /// `cube_color`: the cube's colour as [B, G, R], each a number in [0, 255]. Default
+  /// [40, 160, 240] (orange).
+  std::array<double, 3> cubeColor{40.0, 160.0, 240.0};
+  /// `outline`: draw the target's outline. Boolean. Default true.
+  bool outline = true;
+  /// `overlay`: draw the status line, tracked patches and matches. Boolean. Default true.
+  bool overlay = true;
+};
+
+/// `output:` video files written by the apps.
+struct OutputConfig {
+  /// `video_fps`: frame rate of written videos, frames per second; 0 = the input's. Number
+  /// >= 0. Default 0.0.
+  double videoFps = 0.0;
+  /// `codec`: FOURCC of written videos (cv::VideoWriter::fourcc). String of exactly 4
+  /// characters. Default "mp4v".
+  std::string codec = "mp4v";
+};
+
+/// Every tunable of the pipeline. A default-constructed Config is the default configuration
+/// (config/default.yaml); it is valid.
+struct Config {
+  DetectorConfig detector;
+  DescriptorConfig descriptor;
+  MatcherConfig matcher;
+  RansacConfig ransac;
+  QuadConfig quad;
+  TrackingConfig tracking;
+  MotionConfig motion;
+  PoseConfig pose;
+  CameraConfig camera;
+  TargetConfig target;
+  RenderConfig render;
+  OutputConfig output;
+};
+
+/// Field-by-field equality (numbers compared exactly).
+bool operator==(const Config& a, const Config& b);
+bool operator!=(const Config& a, const Config& b);
+
+/// Reads a YAML configuration file: the defaults, overridden by what the file names.
+/// @throws ConfigError "cannot read config file '<path>': <reason>" when it cannot be read,
+///   and the errors of parseConfig() (with the path as source name) otherwise.
+Config loadConfig(const std::string& path);
+
+/// Parses YAML text: the defaults, overridden by what the text names, then validated.
+/// `sourceName` names the text in error messages (a file name, "<embedded>", ...).
+/// @throws ConfigError "<sourceName>:<line>: <what>" for malformed YAML, a top level that is not
+///   a map, more than one YAML document, unknown or duplicate sections and keys, values of the
+///   wrong type, NaN or infinity, values out of range, unknown enum names, and broken
+///   cross-field rules.
+Config parseConfig(const std::string& yamlText, const std::string& sourceName);
+
+/// Checks a Config (built or changed in code) against the same rules parseConfig() applies.
+/// @throws ConfigError "<sourceName>: <key path> = <value>: expected ..." (no line) for the
+///   first broken rule, in schema order.
+void validate(const Config& config, const std::string& sourceName = "<config>");
+
+/// The configuration as YAML: every section and key, in schema order, one key per line with
+/// its allowed values as a comment. parseConfig(toYaml(c), ...) == c for every valid c (numbers
+/// are written with the fewest digits that read back exactly).
+std::string toYaml(const Config& config);
+
+}  // namespace nft::config
