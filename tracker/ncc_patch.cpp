@@ -1,0 +1,141 @@
+#include "tracker/ncc_patch.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace nft::tracker {
+namespace {
+
+cv::Point2d apply(const cv::Matx33d& H, double x, double y) {
+  const double w = H(2, 0) * x + H(2, 1) * y + H(2, 2);
+  return {(H(0, 0) * x + H(0, 1) * y + H(0, 2)) / w, (H(1, 0) * x + H(1, 1) * y + H(1, 2)) / w};
+}
+
+/// Target pixels per full-resolution frame pixel around frame point p: the square root of the
+/// area ratio of frameToTarget's local linear map (finite differences over one pixel).
+double localScale(const cv::Matx33d& frameToTarget, cv::Point2d p) {
+  const cv::Point2d c = apply(frameToTarget, p.x, p.y);
+  const cv::Point2d dx = apply(frameToTarget, p.x + 1, p.y) - c;
+  const cv::Point2d dy = apply(frameToTarget, p.x, p.y + 1) - c;
+  return std::sqrt(std::abs(dx.x * dy.y - dx.y * dy.x));
+}
+
+float bilinear(const cv::Mat& image, double x, double y) {
+  const int x0 = std::min(static_cast<int>(x), image.cols - 2);
+  const int y0 = std::min(static_cast<int>(y), image.rows - 2);
+  const float fx = static_cast<float>(x - x0), fy = static_cast<float>(y - y0);
+  const uchar* r0 = image.ptr<uchar>(y0) + x0;
+  const uchar* r1 = image.ptr<uchar>(y0 + 1) + x0;
+  const float top = r0[0] + fx * static_cast<float>(r0[1] - r0[0]);
+  const float bottom = r1[0] + fx * static_cast<float>(r1[1] - r1[0]);
+  return top + fy * (bottom - top);
+}
+
+/// NCC of the template with the window whose top-left pixel is `origin` (inside the image).
+float ncc(const cv::Mat& image, const PatchTemplate& patch, cv::Point origin) {
+  const int n = patch.size;
+  float dot = 0, sum = 0, sumSq = 0;
+  const float* t = patch.values.data();
+  for (int j = 0; j < n; ++j) {
+    const uchar* row = image.ptr<uchar>(origin.y + j) + origin.x;
+    for (int i = 0; i < n; ++i, ++t) {
+      const float w = row[i];
+      dot += *t * w;
+      sum += w;
+      sumSq += w * w;
+    }
+  }
+  // Σ t = 0, so Σ t·(w − mean w) = Σ t·w; the template's norm is 1.
+  const float variance = sumSq - sum * sum / static_cast<float>(n * n);
+  return variance > 1e-3f ? dot / std::sqrt(variance) : 0.0f;
+}
+
+/// Vertex offset of the parabola through (−1, a), (0, b), (+1, c), clamped to ±0.5.
+float parabolaPeak(float a, float b, float c) {
+  const float denominator = a - 2 * b + c;
+  if (!(denominator < 0)) return 0;  // not a maximum (flat or a trough)
+  return std::clamp(0.5f * (a - c) / denominator, -0.5f, 0.5f);
+}
+
+}  // namespace
+
+PatchTemplate warpPatch(const std::vector<cv::Mat>& targetPyramid, const cv::Matx33d& frameToTarget,
+                        cv::Point centre, int frameLevel, int size, float minStdDev) {
+  if (targetPyramid.empty() || targetPyramid[0].empty())
+    throw std::invalid_argument("warpPatch: the target pyramid is empty");
+  if (size < 2) throw std::invalid_argument("warpPatch: patch size must be >= 2, got " + std::to_string(size));
+  PatchTemplate patch;
+  patch.size = size;
+  patch.values.resize(static_cast<size_t>(size) * static_cast<size_t>(size));
+
+  const double levelScale = std::ldexp(1.0, frameLevel);
+  const cv::Point2d centreFull(centre.x * levelScale, centre.y * levelScale);
+  // The target level to sample: the coarsest whose pixel is at most footprint/√2 target pixels,
+  // with footprint the target pixels one level-L frame pixel covers. Measured on a fine-grained
+  // synthetic target seen at 0.5×, 0.35×, 0.25× and 0.2× (area-averaged, as a camera integrates
+  // light): mean NCC at the true position 0.99997 / 0.96 / 0.97 / 0.92 with this rule, against
+  // 0.83 / 0.68 / 0.69 / 0.85 taking the level nearest the footprint and 1.0 / 0.88 / 0.78 / 0.54
+  // from level 0 only. On tmt_bookI (the book at 0.5×–1×) the rules differ by 0.04 px of median
+  // alignment error.
+  const double footprint = levelScale * localScale(frameToTarget, centreFull);
+  const int targetLevel = std::clamp(static_cast<int>(std::floor(std::log2(std::max(footprint, 1e-6)) - 0.5)), 0,
+                                     static_cast<int>(targetPyramid.size()) - 1);
+  const cv::Mat& target = targetPyramid[static_cast<size_t>(targetLevel)];
+  const double toLevel = std::ldexp(1.0, -targetLevel);
+  const double maxX = target.cols - 1, maxY = target.rows - 1;
+
+  double sum = 0, sumSq = 0;
+  const int half = size / 2;
+  float* v = patch.values.data();
+  for (int j = 0; j < size; ++j)
+    for (int i = 0; i < size; ++i, ++v) {
+      const cv::Point2d q = apply(frameToTarget, (centre.x - half + i) * levelScale, (centre.y - half + j) * levelScale);
+      const double x = q.x * toLevel, y = q.y * toLevel;
+      if (!(x >= 0 && y >= 0 && x <= maxX && y <= maxY)) return patch;  // outside the target (or NaN)
+      *v = bilinear(target, x, y);
+      sum += *v;
+      sumSq += static_cast<double>(*v) * *v;
+    }
+  const double count = static_cast<double>(patch.values.size());
+  const double mean = sum / count;
+  const double variance = std::max(0.0, sumSq / count - mean * mean);
+  if (std::sqrt(variance) < minStdDev) return patch;
+  const double norm = std::sqrt(variance * count);
+  for (float& value : patch.values) value = static_cast<float>((value - mean) / norm);
+  patch.valid = true;
+  return patch;
+}
+
+NccPeak searchNcc(const cv::Mat& image, const PatchTemplate& patch, cv::Point centre, int radius) {
+  if (image.type() != CV_8UC1) throw std::invalid_argument("searchNcc: the image must be CV_8UC1");
+  if (!patch.valid) throw std::invalid_argument("searchNcc: invalid patch template");
+  if (radius < 0 || radius > kMaxSearchRadius)
+    throw std::invalid_argument("searchNcc: radius must be in [0, " + std::to_string(kMaxSearchRadius) + "], got " +
+                                std::to_string(radius));
+  NccPeak peak;
+  const int half = patch.size / 2;
+  const cv::Point first = centre - cv::Point(half + radius, half + radius);  // top-left of the area
+  const int span = patch.size + 2 * radius;
+  if (first.x < 0 || first.y < 0 || first.x + span > image.cols || first.y + span > image.rows) return peak;
+
+  float scores[(2 * kMaxSearchRadius + 1) * (2 * kMaxSearchRadius + 1)];
+  const int r = radius;
+  const int s = 2 * r + 1;
+  int best = -1;
+  for (int dy = -r; dy <= r; ++dy)
+    for (int dx = -r; dx <= r; ++dx) {
+      const int k = (dy + r) * s + (dx + r);
+      scores[k] = ncc(image, patch, centre + cv::Point(dx - half, dy - half));
+      if (best < 0 || scores[k] > scores[best]) best = k;
+    }
+  const int bx = best % s - r, by = best / s - r;
+  peak.score = scores[best];
+  peak.found = true;
+  peak.shift = cv::Point2f(static_cast<float>(bx), static_cast<float>(by));
+  if (bx > -r && bx < r) peak.shift.x += parabolaPeak(scores[best - 1], scores[best], scores[best + 1]);
+  if (by > -r && by < r) peak.shift.y += parabolaPeak(scores[best - s], scores[best], scores[best + s]);
+  return peak;
+}
+
+}  // namespace nft::tracker

@@ -1,0 +1,59 @@
+#pragma once
+// The two primitives of the NCC patch tracker (Wagner, Reitmayr, Mulloni, Drummond,
+// Schmalstieg, "Real-Time Detection and Tracking for Augmented Reality on Mobile Phones", IEEE
+// TVCG 16(3), 2010, section 5.1): a patch of the target image warped into the frame by the
+// predicted homography, and the normalised cross-correlation search for it around its predicted
+// position.
+//
+// Pyramid conventions (cv::pyrDown's): pixel x of level L of a pyramid is pixel 2^L·x of level 0,
+// for the frame's pyramid and for the target's.
+
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+namespace nft::tracker {
+
+/// A patch template: what the frame should show on a size × size grid of level-L frame pixels,
+/// zero mean and unit L2 norm so that a dot product with a window is its NCC numerator.
+struct PatchTemplate {
+  int size = 0;               ///< side, level pixels
+  std::vector<float> values;  ///< size² values, row-major, Σ = 0, Σ² = 1 (when valid)
+  bool valid = false;         ///< false: the footprint leaves the target or the patch is flat
+};
+
+/// Samples the template of a patch whose grid is centred on the level-`frameLevel` frame pixel
+/// `centre`: grid pixel (i, j), i, j in [0, size), is the level pixel
+/// (centre.x − size/2 + i, centre.y − size/2 + j), i.e. the full-resolution frame point
+/// 2^frameLevel times that; `frameToTarget` (H⁻¹: full-resolution frame pixels → target
+/// level-0 pixels) maps it into the target, which is sampled bilinearly from the level of
+/// `targetPyramid` (CV_8UC1 images, level 0 first, made by cv::pyrDown) whose pixel best matches
+/// a frame pixel's footprint there (anti-aliasing when the target appears small).
+/// The template is invalid when a sample falls outside the target image or when its standard
+/// deviation is below `minStdDev` grey levels (nothing to correlate).
+/// @throws std::invalid_argument for an empty pyramid or size < 2.
+PatchTemplate warpPatch(const std::vector<cv::Mat>& targetPyramid, const cv::Matx33d& frameToTarget,
+                        cv::Point centre, int frameLevel, int size, float minStdDev = 2.0f);
+
+/// Largest search radius searchNcc() takes, level pixels.
+constexpr int kMaxSearchRadius = 32;
+
+/// Result of an NCC search.
+struct NccPeak {
+  cv::Point2f shift;   ///< sub-pixel displacement of the best match from the template's grid, level pixels
+  float score = -1.f;  ///< NCC at the best integer shift, in [−1, 1]
+  bool found = false;  ///< false when the search window leaves the image or nothing correlates
+};
+
+/// Exhaustive NCC search for `patch` (valid, as warpPatch makes it) in `image` (CV_8UC1, one
+/// pyramid level of the frame) over the integer shifts s in [−radius, radius]²: window pixel
+/// (i, j) is image(centre + s + (i − size/2, j − size/2)). The best score's shift is refined to
+/// sub-pixel by a 1-D parabola through its neighbours in x and in y (clamped to ±0.5; none at the
+/// search border). A window with zero variance scores 0.
+/// @return found = false when the whole search area (centre ± (size/2 + radius)) is not inside
+///   the image.
+/// @throws std::invalid_argument for an image that is not CV_8UC1, an invalid patch or a radius outside
+///   [0, kMaxSearchRadius].
+NccPeak searchNcc(const cv::Mat& image, const PatchTemplate& patch, cv::Point centre, int radius);
+
+}  // namespace nft::tracker

@@ -1,0 +1,148 @@
+#pragma once
+// Tracker: the two-lane tracker (../shared/DESIGN.md, "The pipeline"), one track() call per
+// camera frame, a state machine over the detection lane (tracker/detection_lane.h) and the NCC
+// tracking lane (tracker/tracking_lane.h) after Wagner, Reitmayr, Mulloni, Drummond,
+// Schmalstieg, "Real-Time Detection and Tracking for Augmented Reality on Mobile Phones", IEEE
+// TVCG 16(3), 2010.
+//
+//   detecting ──found──▶ tracking ──lost──▶ (detection in the same frame) ──▶ detecting / lost
+//       ▲                   │ (every redetectEvery frames: a detection re-seeds the tracking)
+//       └───────────────────┘
+//
+// - No target known: the detection lane runs on the frame. A detection is then refined by the
+//   tracking lane (the detection's homography as the prediction: NCC patches at full resolution
+//   fit the target more closely than the keypoint matches do), when refineDetections is on.
+// - Target known: the motion model predicts the homography, the tracking lane follows it. When
+//   it loses the target, the detection lane runs on the same frame; for retrackLostFrames frames
+//   after a loss the tracking lane first tries again from the last homography found.
+//
+// Frame size: fixed by calibration.imageSize. A frame of another size is an error
+// (std::invalid_argument naming both sizes; nothing changes): resize frames to the calibrated
+// size or make a Tracker for the new size with scaledTo(calibration, size).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "detection/target_model.h"
+#include "tracker/camera_calibration.h"
+#include "tracker/detection_lane.h"
+#include "tracker/motion_model.h"
+#include "tracker/pose.h"
+#include "tracker/tracking_lane.h"
+
+namespace nft::gpu {
+struct Capabilities;
+}
+
+namespace nft::tracker {
+
+/// Settings of Tracker.
+struct TrackerOptions {
+  DetectionLaneOptions detection;
+  TrackingLaneOptions tracking;
+  MotionModelKind motion = MotionModelKind::ConstantVelocity;
+  /// False: no tracking lane, the detection lane runs on every frame.
+  bool trackingEnabled = true;
+  /// False: no detection lane; the target must be given by initialise() (tests of the tracking
+  /// lane alone, or a caller with its own detector).
+  bool detectionEnabled = true;
+  /// Refine each detection with the tracking lane in the same frame (see the top of this file).
+  bool refineDetections = true;
+  /// While tracking, run a detection every N frames (>= 0; 0 = never); a detection found then
+  /// replaces the tracked homography and restarts the motion model (corrects drift and false
+  /// locks).
+  int redetectEvery = 0;
+  /// For this many frames after a loss (>= 0), the tracking lane first tries again from the last
+  /// homography found, before the detection lane runs: after a blank or blurred frame or a brief
+  /// occlusion the target is usually still where it was, and the tracking lane also follows it
+  /// through views the detection lane cannot find (tmt_bookI's far-tilted frames).
+  int retrackLostFrames = 5;
+};
+
+/// The tracker's state for one frame.
+enum class TrackerState {
+  Detecting,  ///< the detection lane produced this frame's result (found or not)
+  Tracking,   ///< the tracking lane followed the target into this frame
+  Lost,       ///< the tracking lane lost the target in this frame and no detection found it
+};
+
+/// "detecting", "tracking" or "lost" (the CSV's state column).
+std::string toString(TrackerState state);
+
+/// Per-stage wall-clock times of one track() call, milliseconds. total covers the whole call
+/// (colour conversion, both lanes, bookkeeping).
+struct TrackerTimings {
+  double convert = 0;           ///< BGR → grey
+  DetectionTimings detection;   ///< zeros when the detection lane did not run
+  TrackingTimings tracking;     ///< sum over the tracking lane's runs in this frame
+  double total = 0;
+};
+
+/// One frame's outcome.
+struct TrackResult {
+  TrackerState state = TrackerState::Detecting;
+  /// True when the target's homography and pose below are valid for this frame.
+  bool found = false;
+  /// Homography target pixels (TargetModel::image) → frame pixels, H(2,2) = 1.
+  cv::Matx33d homography = cv::Matx33d::eye();
+  /// Camera pose of the target: X_cam = R·X_target + t, R = Rodrigues(pose.rvec); metres when the
+  /// model's width is known (tracker/pose.h).
+  Pose pose;
+  /// The target image's corners (0,0), (w,0), (w,h), (0,h) in frame pixels (UL, UR, LR, LL);
+  /// empty when not found.
+  std::vector<cv::Point2f> corners;
+  /// Inliers of the lane that produced the result (keypoint matches or NCC patches).
+  int inliers = 0;
+  /// Patches the tracking lane searched for that result (0 for an unrefined detection).
+  int searched = 0;
+  /// Mean reprojection error of those inliers under `pose`, pixels.
+  double reprojectionErrorPx = 0;
+  /// Inlier patches of the tracking lane (target pixels, frame pixels), for overlays; empty
+  /// for an unrefined detection.
+  std::vector<cv::Point2f> inlierTargetPoints, inlierFramePoints;
+  /// Why the target was not found (or why tracking was lost, when a detection then found it).
+  std::string rejection;
+  TrackerTimings timings;
+};
+
+/// The two-lane tracker for one target and one frame size. Holds GPU resources (the detection
+/// lane): needs the GL context current at construction, in every call and at destruction.
+/// Move-only, not thread-safe.
+class Tracker {
+ public:
+  /// @throws std::invalid_argument for options out of range (named) or an unusable model (what
+  ///   DetectionLane and TrackingLane throw: no keypoints, no patches, no image); GPU errors of
+  ///   the detection lane pass through.
+  Tracker(const gpu::Capabilities& caps, const detection::TargetModel& model, const CameraCalibration& calibration,
+          const TrackerOptions& options = {});
+  ~Tracker();
+  Tracker(Tracker&&) noexcept;
+  Tracker& operator=(Tracker&&) noexcept;
+
+  /// Processes one frame.
+  /// @param frame CV_8UC1 grey or CV_8UC3 BGR, exactly frameSize().
+  /// @throws std::invalid_argument for an empty frame, another type, or another size than
+  ///   frameSize() (the message names both; the tracker's state is unchanged).
+  TrackResult track(const cv::Mat& frame);
+
+  /// Starts tracking from a known homography (target pixels → frame pixels of the next frame's
+  /// neighbourhood, e.g. ground truth or another detector's result): the next track() predicts
+  /// from it. @throws std::invalid_argument if H is not finite.
+  void initialise(const cv::Matx33d& homography);
+  /// Forgets the target: the next track() detects.
+  void reset();
+
+  /// Whether the next track() starts from a known target (tracking) or searches (detection).
+  bool hasTarget() const;
+  cv::Size frameSize() const;
+  cv::Size targetSize() const;
+  const TrackerOptions& options() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace nft::tracker
