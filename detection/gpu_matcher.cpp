@@ -33,7 +33,8 @@ constexpr int kMaxTargets = 65535;    // 16-bit indices, 65535 = none
 constexpr int kResultQueries = 64;    // queries per row of the result (two texels each)
 constexpr int kSignsPerRow = 64;      // queries per row of the query-sign texture
 constexpr int kQueryBlocksPerRow = 64;  // SurfEs's layout, for uploaded queries
-constexpr int kMaxQueryRows = 1024;   // H: query rows of the partials texture
+constexpr int kQueriesPerScan = 2;   // queries per scan fragment (see gpu_matcher_scan.frag.glsl)
+constexpr int kMaxPairRows = 1024;    // H: query-pair rows of the partials texture
 constexpr std::uint16_t kNoneCode = 65535;
 
 struct Target {
@@ -61,9 +62,8 @@ struct GpuMatcher::Impl {
   gpu::Capabilities caps;
   GpuMatcherOptions options;
   bool targetFloat = false;
-  bool partialFloat = false;
   QuadPass quad;
-  int queryRows = 0;  // H
+  int pairRows = 0;  // H
 
   // Target database.
   int length = 0;  // D; 0 while empty
@@ -87,7 +87,7 @@ struct GpuMatcher::Impl {
 
   Impl(const gpu::Capabilities& c, const GpuMatcherOptions& o);
   const Program& program(const std::string& name, const gpu::ShaderSource& piece, const std::vector<std::string>& d,
-                         bool codec);
+                         bool codec, bool common);
   std::vector<Match> run(const GpuDescriptors& queries, const LaplacianSigns& signs);
   GpuDescriptors upload(const cv::Mat& queries);
 };
@@ -101,28 +101,30 @@ GpuMatcher::Impl::Impl(const gpu::Capabilities& c, const GpuMatcherOptions& o) :
     throw std::invalid_argument("GpuMatcher: maxTilesPerPass " + std::to_string(o.maxTilesPerPass) +
                                 " is not in [1, 256]");
   targetFloat = !o.forceRgba8 && caps.has(gpu::Extension::OesTextureFloat);
-  partialFloat = !o.forceRgba8 && caps.floatRenderable;
-  queryRows = std::min(o.maxQueries, kMaxQueryRows);
-  const int groups = (o.maxQueries + queryRows - 1) / queryRows;
+  const int pairs = (o.maxQueries + kQueriesPerScan - 1) / kQueriesPerScan;
+  pairRows = std::min(pairs, kMaxPairRows);
+  const int groups = (pairs + pairRows - 1) / pairRows;
   const int partialWidth = groups * o.maxTilesPerPass;
   if (partialWidth > caps.maxTextureSize)
     throw std::invalid_argument("GpuMatcher: maxQueries × maxTilesPerPass needs a partials texture " +
                                 std::to_string(partialWidth) + " wide, more than this GPU's " +
                                 std::to_string(caps.maxTextureSize));
-  partials.emplace(caps, partialWidth, queryRows, partialFloat ? TextureFormat::Rgba32F : TextureFormat::Rgba8);
+  // The partials hold bytes (tile-local indices), exact in RGBA8 on every GPU.
+  partials.emplace(caps, partialWidth, pairRows, TextureFormat::Rgba8);
   const int resultRows = (o.maxQueries + kResultQueries - 1) / kResultQueries;
   resultA.emplace(caps, 2 * kResultQueries, resultRows, TextureFormat::Rgba8);
   resultB.emplace(caps, 2 * kResultQueries, resultRows, TextureFormat::Rgba8);
 }
 
 const Program& GpuMatcher::Impl::program(const std::string& name, const gpu::ShaderSource& piece,
-                                         const std::vector<std::string>& d, bool codec) {
+                                         const std::vector<std::string>& d, bool codec, bool common) {
   std::string key = name;
   for (const std::string& s : d) key += "|" + s;
   auto found = programs.find(key);
   if (found != programs.end()) return found->second;
   std::vector<gpu::ShaderSource> pieces;
   if (codec) pieces.push_back(gpu::shaders::float_codec);
+  if (common) pieces.push_back(shaders::gpu_matcher_common);
   pieces.push_back(piece);
   return programs.emplace(key, QuadPass::makeProgram(name, pieces, d)).first->second;
 }
@@ -188,9 +190,9 @@ std::vector<Match> GpuMatcher::Impl::run(const GpuDescriptors& queries, const La
 
   const bool withSigns = useMeta && targetHasSigns && !signs.empty() &&
                          std::any_of(signs.begin(), signs.end(), [](std::int8_t s) { return s != 0; });
-  std::vector<std::string> scanDefines = {
+  // Defines of gpu_matcher_common.glsl, shared by the scan and the reduce.
+  std::vector<std::string> common = {
       "BINS_QUARTER " + std::to_string(length / 4),
-      "TILE " + std::to_string(tile),
       "TILE_F " + real(tile),
       "TEXELS " + std::to_string(texels),
       "TEXELS_F " + real(texels),
@@ -198,46 +200,53 @@ std::vector<Match> GpuMatcher::Impl::run(const GpuDescriptors& queries, const La
       "Q_BLOCK " + real(queries.blockSide),
       "Q_BPR " + real(queries.blocksPerRow)};
   const bool queryFloat = queries.storage == DescriptorStorage::Float;
-  if (queryFloat) scanDefines.emplace_back("QUERY_FLOAT");
-  if (targetFloat) scanDefines.emplace_back("TARGET_FLOAT");
-  if (partialFloat) scanDefines.emplace_back("PARTIAL_FLOAT");
-  if (useMeta) scanDefines.emplace_back("META");
-  if (withSigns) scanDefines.emplace_back("QUERY_SIGNS");
-  const Program& scan = program("gpu_matcher_scan", shaders::gpu_matcher_scan_frag, scanDefines, !queryFloat);
-  std::vector<std::string> reduceDefines = {"MAX_TILES " + std::to_string(options.maxTilesPerPass),
-                                            "TILE_F " + real(tile), "RESULT_QUERIES " + real(kResultQueries)};
-  if (partialFloat) reduceDefines.emplace_back("PARTIAL_FLOAT");
-  const Program& reduce = program("gpu_matcher_reduce", shaders::gpu_matcher_reduce_frag, reduceDefines, false);
+  if (queryFloat) common.emplace_back("QUERY_FLOAT");
+  if (targetFloat) common.emplace_back("TARGET_FLOAT");
+  if (useMeta) common.emplace_back("META");
+  if (withSigns) common.emplace_back("QUERY_SIGNS");
+  std::vector<std::string> scanDefines = common;
+  scanDefines.push_back("TILE " + std::to_string(tile));
+  const Program& scan = program("gpu_matcher_scan", shaders::gpu_matcher_scan_frag, scanDefines, !queryFloat, true);
+  std::vector<std::string> reduceDefines = common;
+  reduceDefines.push_back("MAX_TILES " + std::to_string(options.maxTilesPerPass));
+  reduceDefines.push_back("RESULT_QUERIES " + real(kResultQueries));
+  const Program& reduce =
+      program("gpu_matcher_reduce", shaders::gpu_matcher_reduce_frag, reduceDefines, !queryFloat, true);
 
-  if (!queryFloat) gpu::setCodecPrecision(scan, queries.precisionBits);
-  sampleAs(scan, "u_queries", 0, *queries.texture);
-  sampleAs(scan, "u_targets", 1, *targets);
-  if (useMeta) sampleAs(scan, "u_meta", 2, *meta);
   if (withSigns) {
     const int rows = (options.maxQueries + kSignsPerRow - 1) / kSignsPerRow;
     if (!querySigns) querySigns.emplace(caps, kSignsPerRow, rows, TextureFormat::Rgba8);
     std::vector<std::uint8_t> bytes(static_cast<size_t>(kSignsPerRow * rows * 4), 127);
     for (int q = 0; q < n; ++q) bytes[static_cast<size_t>(q) * 4] = static_cast<std::uint8_t>((signs[static_cast<size_t>(q)] + 1) * 127);
     querySigns->upload(bytes.data());
-    sampleAs(scan, "u_query_signs", 3, *querySigns);
   }
-  sampleAs(reduce, "u_partials", 0, partials->texture);
+  // Both passes read the query (in registers) and targets the same way.
+  for (const Program* p : {&scan, &reduce}) {
+    if (!queryFloat) gpu::setCodecPrecision(*p, queries.precisionBits);
+    sampleAs(*p, "u_queries", 0, *queries.texture);
+    sampleAs(*p, "u_targets", 1, *targets);
+    if (useMeta) sampleAs(*p, "u_meta", 2, *meta);
+    if (withSigns) sampleAs(*p, "u_query_signs", 3, *querySigns);
+  }
+  sampleAs(reduce, "u_partials", 4, partials->texture);
+  reduce.setUniform("u_count", static_cast<float>(count));
 
   const int perPass = options.maxTilesPerPass;
-  const int groupsFull = n / queryRows, restRows = n % queryRows;
+  const int pairs = (n + kQueriesPerScan - 1) / kQueriesPerScan;
+  const int groupsFull = pairs / pairRows, restRows = pairs % pairRows;
   const int resultRowsFull = n / kResultQueries, restQueries = n % kResultQueries;
   const Target* result = &*resultA;
   const Target* previous = &*resultB;
   for (int first = 0, pass = 0; first < tiles; first += perPass, ++pass) {
     const int p = std::min(perPass, tiles - first);
-    scan.setUniform("u_scan", static_cast<float>(p), static_cast<float>(queryRows), static_cast<float>(first),
+    scan.setUniform("u_scan", static_cast<float>(p), static_cast<float>(pairRows), static_cast<float>(first),
                     static_cast<float>(count));
-    if (groupsFull > 0) quad.run(scan, partials->framebuffer, {0, 0, groupsFull * p, queryRows});
+    if (groupsFull > 0) quad.run(scan, partials->framebuffer, {0, 0, groupsFull * p, pairRows});
     if (restRows > 0) quad.run(scan, partials->framebuffer, {groupsFull * p, 0, p, restRows});
 
-    reduce.setUniform("u_reduce", static_cast<float>(p), static_cast<float>(queryRows), static_cast<float>(first),
+    reduce.setUniform("u_reduce", static_cast<float>(p), static_cast<float>(pairRows), static_cast<float>(first),
                       pass > 0 ? 1.0f : 0.0f);
-    sampleAs(reduce, "u_previous", 1, previous->texture);
+    sampleAs(reduce, "u_previous", 5, previous->texture);
     if (resultRowsFull > 0) quad.run(reduce, result->framebuffer, {0, 0, 2 * kResultQueries, resultRowsFull});
     if (restQueries > 0) quad.run(reduce, result->framebuffer, {0, resultRowsFull, 2 * restQueries, 1});
     std::swap(result, previous);
@@ -341,7 +350,7 @@ void GpuMatcher::setTarget(const cv::Mat& descriptors, const LaplacianSigns& sig
 }
 
 int GpuMatcher::targetCount() const { return impl_->count; }
-bool GpuMatcher::floatPath() const { return impl_->targetFloat && impl_->partialFloat; }
+bool GpuMatcher::floatPath() const { return impl_->targetFloat; }
 size_t GpuMatcher::lastReadbackBytes() const { return impl_->readbackBytes; }
 
 std::vector<Match> GpuMatcher::nearest(const GpuDescriptors& queries, const LaplacianSigns& signs) {
