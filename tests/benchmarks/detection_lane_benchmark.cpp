@@ -1,5 +1,5 @@
 // DetectionLane::detect() (tracker/detection_lane.h) on tmt_bookI frames (800×600, every 10th of
-// the 531), against target.png's model (639 keypoints, tests/tracker/tmt_target.h), on whatever GPU EGL gives (llvmpipe on
+// the 531), against target.png's model (639 or 1000 keypoints, tests/tracker/tmt_target.h), on whatever GPU EGL gives (llvmpipe on
 // machines without one). Each iteration is one detect() on the next frame of the cycle. Counters:
 // median_ms (median wall time per detect() over the iterations) and the median of each stage
 // (detect, describe, match, ransac, pose; describe + match is the GPU part, see DetectionTimings),
@@ -29,7 +29,10 @@ double median(std::vector<double> v) {
 void BM_DetectionLaneTmtBookI(benchmark::State& state) {
   auto& gpu = benchmarkGpu();
   const std::vector<nft::testing::TmtVideoFrame> frames = nft::testing::loadTmtFrames(10);
-  const nft::detection::TargetModel model = nft::testing::trainTmtTarget(gpu.caps);
+  // Argument: the training FAST threshold: 20 (the tests' model, 639 keypoints) or 10 (1000, the
+  // cap: the "1000-descriptor target").
+  const nft::detection::TargetModel model =
+      nft::testing::trainTmtTarget(gpu.caps, 1, 0.20, static_cast<int>(state.range(0)));
   nft::tracker::DetectionLane lane(gpu.caps, model, nft::tracker::defaultCalibration(nft::testing::kTmtFrameSize));
   for (const auto& f : frames) (void)lane.detect(f.image);  // warm-up: llvmpipe's shader variants
   std::vector<double> total, detect, describe, match, ransac, pose;
@@ -56,6 +59,6 @@ void BM_DetectionLaneTmtBookI(benchmark::State& state) {
   state.counters["found"] = static_cast<double>(found) / static_cast<double>(total.size());
   state.counters["target_keypoints"] = static_cast<double>(model.keypoints.size());
 }
-BENCHMARK(BM_DetectionLaneTmtBookI)->Unit(benchmark::kMillisecond)->MinTime(3.0);
+BENCHMARK(BM_DetectionLaneTmtBookI)->Arg(20)->Arg(10)->Unit(benchmark::kMillisecond)->MinTime(3.0);
 
 }  // namespace
