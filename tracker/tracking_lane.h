@@ -35,7 +35,7 @@
 
 namespace nft::tracker {
 
-/// Settings of TrackingLane. Defaults chosen by measurement on tmt_bookI (see tracker/tracker.h).
+/// Settings of TrackingLane. Measurements of each on tmt_bookI: tracker/tracker.h.
 struct TrackingLaneOptions {
   /// Side of the square patch templates, pixels of the level searched; even, in [4, 32].
   /// Wagner et al. use 8 × 8.
