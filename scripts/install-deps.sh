@@ -17,6 +17,9 @@ PACKAGES=(
   # Tests and benchmarks; a virtual X server for the preview window's test
   libgtest-dev libgmock-dev libbenchmark-dev
   xvfb xauth
+  # Real sample images (graf1.png, building.jpg): nft_replay's built-in default input is
+  # synthesised from them at run time
+  opencv-doc
 )
 
 missing=()

@@ -1,0 +1,57 @@
+#pragma once
+// Draws one tracked frame with the Renderer (render/renderer.h): the camera frame uploaded to a
+// texture, the augmentations at the tracker's pose, the status overlay. Shared by nft_replay
+// (offscreen, read back for the video) and nft_preview (the window's framebuffer).
+
+#include <optional>
+
+#include <opencv2/core.hpp>
+
+#include "detection/target_model.h"
+#include "gpu/capabilities.h"
+#include "gpu/texture.h"
+#include "render/offscreen_target.h"
+#include "render/renderer.h"
+#include "tracker/camera_calibration.h"
+#include "tracker/tracker.h"
+
+namespace nft::replay {
+
+/// The render::Camera of a calibration: its K and image size; near/far in the pose's unit
+/// (metres when `metric`, else target pixels, where the scene is ~1000× larger).
+render::Camera renderCamera(const tracker::CameraCalibration& calibration, bool metric);
+
+/// The target's size in the pose's unit: (widthMetres, widthMetres·rows/cols) for a metric
+/// model, else the model image's size in pixels.
+cv::Size2d targetSizeOf(const detection::TargetModel& model);
+
+/// Renderer + camera-frame texture for frames of one size. Needs the GL context current at
+/// construction, in every call and at destruction. Move-only.
+class FrameRenderer {
+ public:
+  /// @throws what Renderer's constructor throws (invalid camera or size, shader errors).
+  FrameRenderer(const gpu::Capabilities& caps, const tracker::CameraCalibration& calibration,
+                const detection::TargetModel& model, const render::AugmentationStyle& style, bool overlay);
+
+  /// Uploads `frameBgr` (CV_8UC3 of the calibration's size) and draws it with the result's
+  /// augmentations (when found) and the overlay (state, `fps`, inliers, inlier patches) into
+  /// `target`. @throws std::invalid_argument for a frame of another size or type; GpuError.
+  void draw(const cv::Mat& frameBgr, const tracker::TrackResult& result, double fps, const render::DrawTarget& target);
+
+  /// Shows or hides the overlay / the axes and cube (nft_preview's o and a keys).
+  void setOverlayVisible(bool on) { overlay_ = on; }
+  bool overlayVisible() const { return overlay_; }
+  void setAugmentationsVisible(bool on);
+  bool augmentationsVisible() const { return augmentations_; }
+
+ private:
+  cv::Size frameSize_;
+  gpu::Texture frame_;
+  render::Renderer renderer_;
+  render::AugmentationStyle style_;
+  bool overlay_ = true;
+  bool augmentations_ = true;
+  cv::Mat rgb_;
+};
+
+}  // namespace nft::replay

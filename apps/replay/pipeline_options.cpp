@@ -1,0 +1,159 @@
+#include "apps/replay/pipeline_options.h"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include <opencv2/calib3d.hpp>
+
+namespace nft::replay {
+namespace {
+
+detection::DescriptorStorage storageOf(config::DescriptorStorage s) {
+  switch (s) {
+    case config::DescriptorStorage::Auto: return detection::DescriptorStorage::Auto;
+    case config::DescriptorStorage::Rgba8: return detection::DescriptorStorage::Rgba8;
+    case config::DescriptorStorage::Float: return detection::DescriptorStorage::Float;
+  }
+  return detection::DescriptorStorage::Auto;
+}
+
+tracker::QuadLimits quadOf(const config::QuadConfig& q) {
+  tracker::QuadLimits l;
+  l.minAreaFraction = q.minAreaFraction;
+  l.maxAreaFraction = q.maxAreaFraction;
+  l.minSidePx = q.minSidePx;
+  l.maxAspectChange = q.maxAspectChange;
+  l.maxOutsideFraction = q.maxOutsideFraction;
+  return l;
+}
+
+detection::FastDetectorOptions detectorOf(const config::DetectorConfig& d) {
+  detection::FastDetectorOptions f;
+  f.maxKeypoints = d.maxKeypoints;
+  f.scaleFactor = d.scaleFactor;
+  f.levels = d.levels;
+  f.threshold = d.threshold;
+  f.cellSize = d.cellSize;
+  f.baseScale = static_cast<float>(d.baseScale);
+  return f;
+}
+
+cv::Scalar bgr(const std::array<double, 3>& c) { return cv::Scalar(c[0], c[1], c[2]); }
+
+}  // namespace
+
+int ransacMethodFlag(config::RansacMethod method) {
+  switch (method) {
+    case config::RansacMethod::Magsac: return cv::USAC_MAGSAC;
+    case config::RansacMethod::Ransac: return cv::RANSAC;
+    case config::RansacMethod::UsacDefault: return cv::USAC_DEFAULT;
+    case config::RansacMethod::UsacAccurate: return cv::USAC_ACCURATE;
+    case config::RansacMethod::Lmeds: return cv::LMEDS;
+  }
+  return cv::USAC_MAGSAC;
+}
+
+PipelineOptions pipelineOptions(const config::Config& c, const std::string& source) {
+  if (c.matcher.backend == config::MatcherBackend::Cpu)
+    throw config::ConfigError(source + ": matcher.backend: cpu is not supported by nft_replay yet (the Tracker "
+                                       "matches on the GPU); expected gpu",
+                              source, 0, "matcher.backend");
+  if (c.matcher.crossCheck)
+    throw config::ConfigError(source + ": matcher.cross_check: true is not supported by nft_replay (the frame's "
+                                       "descriptors stay on the GPU, where cross-checking is not implemented); "
+                                       "expected false",
+                              source, 0, "matcher.cross_check");
+  PipelineOptions p;
+
+  // Detection lane.
+  tracker::DetectionLaneOptions& d = p.tracker.detection;
+  d.detector = detectorOf(c.detector);
+  d.storage = storageOf(c.descriptor.storage);
+  d.matching.ratio = static_cast<float>(c.matcher.ratio);
+  d.matching.crossCheck = false;
+  d.ransacMethod = ransacMethodFlag(c.ransac.method);
+  d.ransacThresholdPx = c.ransac.thresholdPx;
+  d.ransacMaxIterations = c.ransac.maxIterations;
+  d.ransacConfidence = c.ransac.confidence;
+  d.minInliers = c.ransac.minInliers;
+  d.quad = quadOf(c.quad);
+
+  // Tracking lane (minInlierFraction has no config key: the lane's default stays).
+  tracker::TrackingLaneOptions& t = p.tracker.tracking;
+  t.patchSize = c.tracking.patchSize;
+  t.maxPatches = c.tracking.maxPatches;
+  t.coarseRadiusPx = c.tracking.coarseRadiusPx;
+  t.fineRadiusPx = c.tracking.fineRadiusPx;
+  t.minNcc = c.tracking.minNcc;
+  t.minInliers = c.tracking.minInliers;
+  t.ransacThresholdPx = c.tracking.ransacThresholdPx;
+  t.maxCornerJumpPx = c.tracking.maxCornerJumpPx;
+  t.quad = quadOf(c.quad);
+
+  p.tracker.trackingEnabled = c.tracking.enabled;
+  p.tracker.redetectEvery = c.tracking.redetectEvery;
+  p.tracker.motion = c.motion.model == config::MotionModel::None ? tracker::MotionModelKind::None
+                                                                  : tracker::MotionModelKind::ConstantVelocity;
+
+  // Training of an image target.
+  detection::TargetTrainerOptions& tr = p.training;
+  tr.workingSize = c.target.workingSize;
+  tr.widthMetres = c.target.widthM;
+  tr.maxPatches = c.target.maxTrackingPatches;
+  tr.detector = d.detector;
+  tr.descriptorType = c.descriptor.type == config::DescriptorType::Surf36 ? detection::DescriptorType::Surf36
+                                                                          : detection::DescriptorType::Surf64;
+  tr.orientation = c.descriptor.orientation == config::DescriptorOrientation::Upright
+                       ? detection::Orientation::Upright
+                       : detection::Orientation::Oriented;
+  p.trainingPrecisionBits = c.descriptor.precisionBits;
+  p.trainingStorage = d.storage;
+
+  if (c.descriptor.precisionBits != 0)
+    p.warnings.push_back("descriptor.precision_bits = " + std::to_string(c.descriptor.precisionBits) +
+                         ": applied to training only; the detection lane computes at the GPU's own precision "
+                         "(DetectionLaneOptions has no precision override yet)");
+  if (!c.pose.refine)
+    p.warnings.push_back("pose.refine = false: ignored, the tracker always refines poses with Levenberg-Marquardt");
+
+  // Rendering and output.
+  p.renderEnabled = c.render.enabled;
+  p.overlay = c.render.overlay;
+  render::AugmentationStyle& s = p.style;
+  s.background = c.render.background;
+  s.axes = c.render.axes;
+  s.axisLength = c.render.axisLength;
+  s.cube = c.render.cube;
+  s.cubeSize = c.render.cubeSize;
+  s.cubeHeight = c.render.cubeHeight;
+  s.cubeColor = bgr(c.render.cubeColor);
+  s.outline = c.render.outline;
+  p.codec = c.output.codec;
+  p.videoFps = c.output.videoFps;
+  return p;
+}
+
+tracker::CameraCalibration calibrationFromHfov(cv::Size frameSize, double hfovDeg) {
+  if (!(hfovDeg > 0 && hfovDeg < 180))
+    throw std::invalid_argument("horizontal field of view must be in (0, 180) degrees, got " + std::to_string(hfovDeg));
+  tracker::CameraCalibration c = tracker::defaultCalibration(frameSize);  // checks the size
+  if (hfovDeg != tracker::kDefaultHorizontalFovDegrees) {
+    const double f = (frameSize.width / 2.0) / std::tan(hfovDeg * CV_PI / 360.0);
+    c.K(0, 0) = f;
+    c.K(1, 1) = f;
+    c.K(0, 2) = (frameSize.width - 1) / 2.0;
+    c.K(1, 2) = (frameSize.height - 1) / 2.0;
+    std::ostringstream s;
+    s << "default (hfov " << hfovDeg << " deg)";
+    c.source = s.str();
+  }
+  return c;
+}
+
+tracker::CameraCalibration cameraCalibration(const config::CameraConfig& camera, cv::Size frameSize) {
+  if (camera.calibration.empty()) return calibrationFromHfov(frameSize, camera.hfovDeg);
+  return tracker::scaledTo(tracker::loadCalibration(camera.calibration), frameSize);
+}
+
+}  // namespace nft::replay

@@ -1,0 +1,60 @@
+#include "apps/replay/pose_csv.h"
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <utility>
+
+namespace nft::replay {
+namespace {
+
+void append(std::string& row, const char* format, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, format, value);
+  row += ',';
+  row += buffer;
+}
+
+}  // namespace
+
+std::string poseCsvRow(int index, const tracker::TrackResult& r) {
+  std::string row = std::to_string(index) + "," + tracker::toString(r.state);
+  const bool found = r.found && r.corners.size() == 4;
+  if (found) {
+    for (const cv::Point2f& c : r.corners) {
+      append(row, "%.3f", c.x);
+      append(row, "%.3f", c.y);
+    }
+    for (int i = 0; i < 3; ++i) append(row, "%.6f", r.pose.rvec[i]);
+    for (int i = 0; i < 3; ++i) append(row, "%.6f", r.pose.tvec[i]);
+    row += "," + std::to_string(r.inliers);
+    append(row, "%.3f", r.reprojectionErrorPx);
+  } else {
+    row += std::string(8 + 6 + 2, ',');
+  }
+  append(row, "%.3f", r.timings.total);
+  return row;
+}
+
+PoseCsvWriter::PoseCsvWriter(const std::string& path) : path_(path) {
+  file_ = std::fopen(path.c_str(), "w");
+  if (file_ == nullptr) throw std::runtime_error("cannot create poses file '" + path + "': " + std::strerror(errno));
+  if (std::fprintf(file_, "%s\n", kPoseCsvHeader) < 0 || std::fflush(file_) != 0)
+    throw std::runtime_error("cannot write poses file '" + path + "': " + std::strerror(errno));
+}
+
+PoseCsvWriter::~PoseCsvWriter() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+PoseCsvWriter::PoseCsvWriter(PoseCsvWriter&& other) noexcept
+    : path_(std::move(other.path_)), file_(std::exchange(other.file_, nullptr)) {}
+
+void PoseCsvWriter::write(int index, const tracker::TrackResult& result) {
+  const std::string row = poseCsvRow(index, result) + "\n";
+  // One fwrite of the whole row, then a flush: a crash leaves complete rows only.
+  if (std::fwrite(row.data(), 1, row.size(), file_) != row.size() || std::fflush(file_) != 0)
+    throw std::runtime_error("cannot write poses file '" + path_ + "': " + std::strerror(errno));
+}
+
+}  // namespace nft::replay

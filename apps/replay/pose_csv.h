@@ -1,0 +1,50 @@
+#pragma once
+// The per-frame pose CSV of nft_replay (--poses): a stable interface for scripts and
+// regressions. Header, exactly:
+//
+//   frame,state,ulx,uly,urx,ury,lrx,lry,llx,lly,rx,ry,rz,tx,ty,tz,inliers,reproj_px,ms
+//
+// frame: 0-based decoded frame index; state: detecting | tracking | lost; the target image's
+// corners (0,0), (w,0), (w,h), (0,h) in frame pixels; the pose's rotation vector (radians) and
+// translation (metres when the target's width is known, else target pixels); inliers and mean
+// reprojection error (pixels) of the lane that produced the result; ms: the tracker's time for
+// the frame (TrackerTimings::total, decoding and encoding excluded). Corner, pose, inlier and
+// error fields are empty when the target was not found. Every row is flushed as it is written,
+// so a crash leaves only complete rows.
+
+#include <cstdio>
+#include <string>
+
+#include "tracker/tracker.h"
+
+namespace nft::replay {
+
+/// The CSV header line (without the newline).
+inline constexpr const char* kPoseCsvHeader =
+    "frame,state,ulx,uly,urx,ury,lrx,lry,llx,lly,rx,ry,rz,tx,ty,tz,inliers,reproj_px,ms";
+
+/// One CSV row for frame `index` (without the newline).
+std::string poseCsvRow(int index, const tracker::TrackResult& result);
+
+/// Writes the pose CSV, one flushed row per frame. Move-only; closes the file on destruction.
+class PoseCsvWriter {
+ public:
+  /// Creates (truncates) `path` and writes the header.
+  /// @throws std::runtime_error naming the file when it cannot be created or written.
+  explicit PoseCsvWriter(const std::string& path);
+  ~PoseCsvWriter();
+  PoseCsvWriter(PoseCsvWriter&& other) noexcept;
+  PoseCsvWriter& operator=(PoseCsvWriter&&) = delete;
+  PoseCsvWriter(const PoseCsvWriter&) = delete;
+  PoseCsvWriter& operator=(const PoseCsvWriter&) = delete;
+
+  /// Appends and flushes the row of frame `index`. @throws std::runtime_error naming the file
+  /// when the write fails (e.g. disk full).
+  void write(int index, const tracker::TrackResult& result);
+
+ private:
+  std::string path_;
+  std::FILE* file_ = nullptr;
+};
+
+}  // namespace nft::replay

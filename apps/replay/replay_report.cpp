@@ -1,0 +1,161 @@
+#include "apps/replay/replay_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+
+namespace nft::replay {
+namespace {
+
+/// Median of the values; NaN when there are none.
+double median(std::vector<double> v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  const size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  double m = v[mid];
+  if (v.size() % 2 == 0) m = (m + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid))) / 2;
+  return m;
+}
+
+/// Median of the values > 0 (a stage that did not run records 0); NaN when none.
+double medianOfPositive(std::vector<double> v) {
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !(x > 0); }), v.end());
+  return median(std::move(v));
+}
+
+nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+
+}  // namespace
+
+void ReplayStats::add(const tracker::TrackResult& result, double renderMs, std::optional<double> alignmentErrorPx) {
+  states_.push_back(result.state);
+  timings_.push_back(result.timings);
+  renderMs_.push_back(renderMs);
+  if (result.found) ++found_;
+  if (alignmentErrorPx) errors_.push_back(result.found ? *alignmentErrorPx : std::numeric_limits<double>::infinity());
+}
+
+int ReplayStats::count(tracker::TrackerState state) const {
+  return static_cast<int>(std::count(states_.begin(), states_.end(), state));
+}
+
+double ReplayStats::successRate(double thresholdPx) const {
+  if (errors_.empty()) return 0.0;
+  const auto ok = std::count_if(errors_.begin(), errors_.end(), [&](double e) { return e <= thresholdPx; });
+  return static_cast<double>(ok) / static_cast<double>(errors_.size());
+}
+
+double ReplayStats::medianErrorPx() const {
+  std::vector<double> finite;
+  for (double e : errors_)
+    if (std::isfinite(e)) finite.push_back(e);
+  return median(std::move(finite));
+}
+
+double ReplayStats::trackerFps() const {
+  double ms = 0;
+  for (const tracker::TrackerTimings& t : timings_) ms += t.total;
+  return ms > 0 ? 1000.0 * frames() / ms : std::numeric_limits<double>::quiet_NaN();
+}
+
+double ReplayStats::pipelineFps() const {
+  if (std::none_of(renderMs_.begin(), renderMs_.end(), [](double r) { return r > 0; }))
+    return std::numeric_limits<double>::quiet_NaN();
+  double ms = 0;
+  for (size_t i = 0; i < timings_.size(); ++i) ms += timings_[i].total + renderMs_[i];
+  return ms > 0 ? 1000.0 * frames() / ms : std::numeric_limits<double>::quiet_NaN();
+}
+
+nlohmann::json ReplayStats::toJson() const {
+  using tracker::TrackerState;
+  nlohmann::json j;
+  j["frames"] = frames();
+  j["found"] = found_;
+  j["found_fraction"] = frames() > 0 ? static_cast<double>(found_) / frames() : 0.0;
+  j["states"] = {{"detecting", count(TrackerState::Detecting)},
+                 {"tracking", count(TrackerState::Tracking)},
+                 {"lost", count(TrackerState::Lost)}};
+
+  auto laneFps = [&](TrackerState state) {
+    double ms = 0;
+    int n = 0;
+    for (size_t i = 0; i < states_.size(); ++i)
+      if (states_[i] == state) {
+        ms += timings_[i].total;
+        ++n;
+      }
+    return number(n > 0 && ms > 0 ? 1000.0 * n / ms : std::numeric_limits<double>::quiet_NaN());
+  };
+  j["fps"] = {{"tracker", number(trackerFps())},
+              {"with_render", number(pipelineFps())},
+              {"detecting", laneFps(TrackerState::Detecting)},
+              {"tracking", laneFps(TrackerState::Tracking)},
+              {"lost", laneFps(TrackerState::Lost)}};
+
+  auto stageMedian = [&](const std::function<double(const tracker::TrackerTimings&)>& stage) {
+    std::vector<double> v;
+    v.reserve(timings_.size());
+    for (const tracker::TrackerTimings& t : timings_) v.push_back(stage(t));
+    return number(medianOfPositive(std::move(v)));
+  };
+  nlohmann::json m;
+  m["convert"] = stageMedian([](const auto& t) { return t.convert; });
+  m["detect"] = stageMedian([](const auto& t) { return t.detection.detect; });
+  m["describe"] = stageMedian([](const auto& t) { return t.detection.describe; });
+  m["match"] = stageMedian([](const auto& t) { return t.detection.match; });
+  m["ransac"] = stageMedian([](const auto& t) { return t.detection.ransac; });
+  m["pose"] = stageMedian([](const auto& t) { return t.detection.pose; });
+  m["tracking_pyramid"] = stageMedian([](const auto& t) { return t.tracking.pyramid; });
+  m["tracking_coarse"] = stageMedian([](const auto& t) { return t.tracking.coarse; });
+  m["tracking_fine"] = stageMedian([](const auto& t) { return t.tracking.fine; });
+  m["tracking_pose"] = stageMedian([](const auto& t) { return t.tracking.pose; });
+  m["total"] = stageMedian([](const auto& t) { return t.total; });
+  m["render"] = number(medianOfPositive(renderMs_));
+  j["median_ms"] = m;
+  double sum = 0;
+  for (const tracker::TrackerTimings& t : timings_) sum += t.total;
+  j["mean_ms_total"] = number(frames() > 0 ? sum / frames() : std::numeric_limits<double>::quiet_NaN());
+
+  if (errors_.empty()) {
+    j["ground_truth"] = nullptr;
+  } else {
+    double errorSum = 0;
+    int finite = 0;
+    for (double e : errors_)
+      if (std::isfinite(e)) {
+        errorSum += e;
+        ++finite;
+      }
+    j["ground_truth"] = {{"frames", groundTruthFrames()},
+                         {"success_5px", successRate(5.0)},
+                         {"success_10px", successRate(10.0)},
+                         {"median_error_px", number(medianErrorPx())},
+                         {"mean_error_px", number(finite > 0 ? errorSum / finite : std::nan(""))},
+                         {"failed_not_found", groundTruthFrames() - finite}};
+  }
+  return j;
+}
+
+void writeJsonAtomically(const nlohmann::json& json, const std::string& path) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot create report file '" + temporary + "'");
+    out << json.dump(2) << "\n";
+    out.flush();
+    if (!out) throw std::runtime_error("cannot write report file '" + temporary + "'");
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) {
+    std::filesystem::remove(temporary, ec);
+    throw std::runtime_error("cannot write report file '" + path + "': " + ec.message());
+  }
+}
+
+}  // namespace nft::replay

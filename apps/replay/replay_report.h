@@ -1,0 +1,62 @@
+#pragma once
+// The replay's statistics and its JSON summary (nft_replay --report): frames, found fraction,
+// counts per tracker state, the lanes' frame rates, per-stage median times, and with ground
+// truth the alignment errors and success rates at 5 and 10 px.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tracker/tracker.h"
+
+namespace nft::replay {
+
+/// Accumulates per-frame outcomes. Not thread-safe.
+class ReplayStats {
+ public:
+  /// Records one frame: its tracker result, the time spent rendering it (upload, draw,
+  /// readback; ms, 0 without rendering), and its alignment error against ground truth (pixels;
+  /// std::nullopt when the frame has no ground truth, +infinity when the target was not found
+  /// although ground truth exists: a failure).
+  void add(const tracker::TrackResult& result, double renderMs, std::optional<double> alignmentErrorPx);
+
+  int frames() const { return static_cast<int>(states_.size()); }
+  int found() const { return found_; }
+  int count(tracker::TrackerState state) const;
+  /// Frames with ground truth, and those within `thresholdPx` (found and e ≤ threshold).
+  int groundTruthFrames() const { return static_cast<int>(errors_.size()); }
+  double successRate(double thresholdPx) const;  ///< in [0, 1]; 0 without ground truth
+  /// Median of the alignment errors of the found frames with ground truth; NaN when none.
+  double medianErrorPx() const;
+  /// Frames per second of the tracker alone: frames / Σ TrackerTimings::total.
+  double trackerFps() const;
+  /// Frames per second of tracker + rendering: frames / Σ (total + render); NaN when nothing
+  /// was rendered.
+  double pipelineFps() const;
+
+  /// The summary:
+  /// { "frames", "found", "found_fraction", "states": {detecting, tracking, lost},
+  ///   "fps": {"tracker", "with_render", "detecting", "tracking", "lost"} (frames / s of the
+  ///   tracker's time over the frames in that state; null when none),
+  ///   "median_ms": {convert, detect, describe, match, ransac, pose, tracking_pyramid,
+  ///   tracking_coarse, tracking_fine, tracking_pose, total, render} (medians over the frames in
+  ///   which the stage ran, null when it never did), "mean_ms_total",
+  ///   "ground_truth": null | {"frames", "success_5px", "success_10px", "median_error_px",
+  ///   "mean_error_px" (found frames), "failed_not_found"} }.
+  nlohmann::json toJson() const;
+
+ private:
+  std::vector<tracker::TrackerState> states_;
+  std::vector<tracker::TrackerTimings> timings_;
+  std::vector<double> renderMs_;
+  std::vector<double> errors_;  // +inf for not found
+  int found_ = 0;
+};
+
+/// Writes `json` (indented) to `path` through a temporary file renamed into place, so a failed
+/// run never leaves a half-written report. @throws std::runtime_error naming the file.
+void writeJsonAtomically(const nlohmann::json& json, const std::string& path);
+
+}  // namespace nft::replay

@@ -1,0 +1,287 @@
+#include "apps/replay/replay_session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+
+#include "apps/replay/frame_renderer.h"
+#include "apps/replay/ground_truth.h"
+#include "apps/replay/pose_csv.h"
+#include "apps/replay/progress.h"
+#include "apps/replay/replay_report.h"
+#include "apps/replay/target_loader.h"
+#include "apps/replay/video_output.h"
+#include "gpu/capabilities.h"
+#include "gpu/context.h"
+#include "render/offscreen_target.h"
+#include "tracker/tracker.h"
+
+namespace nft::replay {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+std::string sizeText(cv::Size s) { return std::to_string(s.width) + "x" + std::to_string(s.height); }
+
+nlohmann::json finiteOrNull(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+
+/// Everything the report says besides the statistics; filled as the run gets there.
+struct RunInfo {
+  std::string input, target, calibrationSource, renderer, glVersion, eglPlatform, configSource, configYaml;
+  cv::Size frameSize, targetSize, targetOriginalSize;
+  int targetKeypoints = 0, targetPatches = 0;
+  double targetWidthM = 0, targetSeconds = 0;
+  bool targetTrained = false;
+  cv::Matx33d K = cv::Matx33d::eye();
+  std::vector<std::string> warnings;
+  double decodeMs = 0, encodeMs = 0, wallSeconds = 0;
+  bool rendered = false;
+};
+
+nlohmann::json reportJson(const ReplayStats& stats, const RunInfo& info, bool completed, const std::string& error) {
+  nlohmann::json j = stats.toJson();
+  j["completed"] = completed;
+  j["error"] = error.empty() ? nlohmann::json(nullptr) : nlohmann::json(error);
+  j["input"] = info.input;
+  j["frame_size"] = {info.frameSize.width, info.frameSize.height};
+  j["target"] = {{"source", info.target},
+                 {"trained_here", info.targetTrained},
+                 {"original_size", {info.targetOriginalSize.width, info.targetOriginalSize.height}},
+                 {"model_size", {info.targetSize.width, info.targetSize.height}},
+                 {"keypoints", info.targetKeypoints},
+                 {"tracking_patches", info.targetPatches},
+                 {"width_m", info.targetWidthM},
+                 {"load_s", info.targetSeconds}};
+  j["calibration"] = {{"source", info.calibrationSource},
+                      {"fx", info.K(0, 0)},
+                      {"fy", info.K(1, 1)},
+                      {"cx", info.K(0, 2)},
+                      {"cy", info.K(1, 2)}};
+  j["renderer"] = info.renderer;
+  j["gl_version"] = info.glVersion;
+  j["egl_platform"] = info.eglPlatform;
+  j["rendered"] = info.rendered;
+  const int n = stats.frames();
+  j["io_mean_ms"] = {{"decode", finiteOrNull(n > 0 ? info.decodeMs / n : NAN)},
+                     {"encode", finiteOrNull(n > 0 ? info.encodeMs / n : NAN)}};
+  j["wall_s"] = info.wallSeconds;
+  j["wall_fps"] = finiteOrNull(info.wallSeconds > 0 ? n / info.wallSeconds : NAN);
+  j["config_source"] = info.configSource;
+  j["config"] = info.configYaml;
+  j["warnings"] = info.warnings;
+  return j;
+}
+
+void printSummary(const ReplayStats& stats, const RunInfo& info) {
+  using tracker::TrackerState;
+  const int n = stats.frames();
+  std::printf("nft_replay: %d frames of %s, target found in %.1f%% (detecting %d, tracking %d, lost %d); "
+              "tracker %.1f fps",
+              n, info.input.c_str(), n > 0 ? 100.0 * stats.found() / n : 0.0, stats.count(TrackerState::Detecting),
+              stats.count(TrackerState::Tracking), stats.count(TrackerState::Lost),
+              std::isfinite(stats.trackerFps()) ? stats.trackerFps() : 0.0);
+  if (info.rendered) std::printf(", with rendering %.1f fps", std::isfinite(stats.pipelineFps()) ? stats.pipelineFps() : 0.0);
+  std::printf(" (decode/encode excluded); wall %.1f s\n", info.wallSeconds);
+  if (stats.groundTruthFrames() > 0)
+    std::printf("nft_replay: accuracy over %d ground-truth frames: success %.1f%% at 5 px, %.1f%% at 10 px, "
+                "median alignment error %.2f px\n",
+                stats.groundTruthFrames(), 100.0 * stats.successRate(5.0), 100.0 * stats.successRate(10.0),
+                stats.medianErrorPx());
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+ConfiguredPipeline configurePipeline(const std::string& configPath, const std::string& calibrationPath) {
+  ConfiguredPipeline p;
+  p.source = configPath.empty() ? "<defaults>" : configPath;
+  if (!configPath.empty()) p.config = config::loadConfig(configPath);
+  if (!calibrationPath.empty()) {
+    if (!std::filesystem::is_regular_file(calibrationPath))
+      throw std::runtime_error("calibration file '" + calibrationPath + "' does not exist");
+    p.config.camera.calibration = calibrationPath;
+  }
+  p.options = pipelineOptions(p.config, p.source);
+  return p;
+}
+
+int runReplay(const ReplayRequest& request) {
+  const auto start = Clock::now();
+  ReplayStats stats;
+  RunInfo info;
+  std::optional<PoseCsvWriter> csv;
+  std::string error;
+  bool completed = false;
+  bool reportable = false;  // the report is written once the run got as far as its first frame
+  try {
+    if (request.target.empty() != request.video.empty())
+      throw std::runtime_error("--target and --video go together (give both, or neither for the built-in synthetic "
+                               "sequence)");
+    const ConfiguredPipeline pipeline = configurePipeline(request.configPath, request.calibrationPath);
+    const PipelineOptions& options = pipeline.options;
+    info.configSource = pipeline.source;
+    info.configYaml = config::toYaml(pipeline.config);
+    info.warnings = options.warnings;
+    for (const std::string& w : options.warnings) std::fprintf(stderr, "nft_replay: warning: %s\n", w.c_str());
+
+    // Input first (cheap, and the most common mistake), then the GPU and the target.
+    std::shared_ptr<const SyntheticSequence> synthetic;
+    std::unique_ptr<FrameSource> source;
+    if (request.video.empty()) {
+      synthetic = std::make_shared<const SyntheticSequence>(request.synthetic);
+      source = std::make_unique<SyntheticFrameSource>(synthetic);
+    } else {
+      source = openFrameSource(request.video);
+    }
+    info.input = source->description();
+    std::vector<QuadCorners> groundTruth;
+    if (!request.groundTruth.empty())
+      groundTruth = loadGroundTruth(request.groundTruth);
+    else if (synthetic)
+      groundTruth = synthetic->groundTruth();
+
+    const gpu::Context context = gpu::Context::createHeadless();
+    const gpu::Capabilities caps = gpu::probeCapabilities();
+    info.renderer = caps.glRenderer;
+    info.glVersion = caps.glVersion;
+    info.eglPlatform = context.platformDescription();
+
+    const LoadedTarget target = synthetic ? trainTargetImage(synthetic->targetImage(), synthetic->options().targetPath,
+                                                             options, caps)
+                                          : loadTarget(request.target, options, caps);
+    info.target = target.source;
+    info.targetSize = target.model.image.size();
+    info.targetOriginalSize = target.originalSize;
+    info.targetKeypoints = static_cast<int>(target.model.keypoints.size());
+    info.targetPatches = static_cast<int>(target.model.patches.size());
+    info.targetWidthM = target.model.widthMetres;
+    info.targetSeconds = target.seconds;
+    info.targetTrained = target.trained;
+    std::fprintf(stderr, "nft_replay: target %s: %dx%d, %d keypoints, %d tracking patches (%s in %.2f s)\n",
+                 target.source.c_str(), info.targetSize.width, info.targetSize.height, info.targetKeypoints,
+                 info.targetPatches, target.trained ? "trained" : "loaded", target.seconds);
+
+    // The first frame fixes the frame size; the calibration is scaled to it.
+    cv::Mat frame;
+    auto decodeStart = Clock::now();
+    if (!source->read(frame)) throw std::runtime_error("input '" + source->description() + "' has no frames");
+    info.decodeMs += msSince(decodeStart);
+    info.frameSize = frame.size();
+    const tracker::CameraCalibration calibration = cameraCalibration(pipeline.config.camera, frame.size());
+    info.calibrationSource = calibration.source;
+    info.K = calibration.K;
+
+    std::optional<tracker::Tracker> tracker;
+    try {
+      tracker.emplace(caps, target.model, calibration, options.tracker);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error("target '" + target.source + "' cannot be tracked: " + e.what());
+    }
+
+    if (!request.posesCsv.empty()) csv.emplace(request.posesCsv);
+    const bool render = !request.noRender && options.renderEnabled;
+    info.rendered = render;
+    std::optional<FrameRenderer> renderer;
+    std::optional<render::OffscreenTarget> offscreen;
+    if (render) {
+      renderer.emplace(caps, calibration, target.model, options.style, options.overlay);
+      offscreen.emplace(caps, frame.cols, frame.rows);
+    }
+    std::optional<VideoOutput> video;
+    if (!request.outVideo.empty()) {
+      const double fps = options.videoFps > 0 ? options.videoFps : source->fps() > 0 ? source->fps() : 30.0;
+      video.emplace(request.outVideo, options.codec, fps, frame.size());
+    }
+    reportable = true;
+
+    ProgressLine progress(request.maxFrames > 0 && (source->frameCount() < 0 || request.maxFrames < source->frameCount())
+                              ? request.maxFrames
+                              : source->frameCount(),
+                          request.progressEvery);
+    cv::Mat output;
+    bool stoppedEarly = false;  // by --frames, before the input's end
+    for (int index = 0;; ++index) {
+      if (frame.size() != info.frameSize)
+        throw std::runtime_error("frame " + std::to_string(index) + " of '" + source->description() + "' is " +
+                                 sizeText(frame.size()) + " but the replay started at " + sizeText(info.frameSize) +
+                                 ": every frame must have the first frame's size");
+      const tracker::TrackResult result = tracker->track(frame);
+      if (csv) csv->write(index, result);
+
+      std::optional<double> alignment;
+      if (static_cast<size_t>(index) < groundTruth.size())
+        alignment = result.found && result.corners.size() == 4
+                        ? alignmentError(groundTruth[static_cast<size_t>(index)], result.corners)
+                        : std::numeric_limits<double>::infinity();
+
+      double renderMs = 0;
+      if (renderer) {
+        const auto renderStart = Clock::now();
+        const double fps = result.timings.total > 0 ? 1000.0 / result.timings.total : 0.0;
+        renderer->draw(frame, result, fps, offscreen->drawTarget());
+        output = offscreen->read();
+        renderMs = msSince(renderStart);
+      } else {
+        output = frame;
+      }
+      stats.add(result, renderMs, alignment);
+      if (video) {
+        const auto encodeStart = Clock::now();
+        video->write(output);
+        info.encodeMs += msSince(encodeStart);
+      }
+      progress.update(stats);
+
+      if (request.maxFrames > 0 && index + 1 >= request.maxFrames) {
+        stoppedEarly = true;
+        break;
+      }
+      decodeStart = Clock::now();
+      if (!source->read(frame)) break;
+      info.decodeMs += msSince(decodeStart);
+    }
+    if (video) video->close();
+    if (!stoppedEarly && !groundTruth.empty() && groundTruth.size() != static_cast<size_t>(stats.frames())) {
+      // Success rates cover the frames both have; a mismatch usually means the wrong gt file.
+      const std::string w = "ground truth has " + std::to_string(groundTruth.size()) + " frames, the input " +
+                            std::to_string(stats.frames()) + ": accuracy over the " +
+                            std::to_string(std::min(groundTruth.size(), static_cast<size_t>(stats.frames()))) +
+                            " frames both have";
+      std::fprintf(stderr, "nft_replay: warning: %s\n", w.c_str());
+      info.warnings.push_back(w);
+    }
+    completed = true;
+    // GL objects (renderer, offscreen target, tracker) go before the context at scope exit.
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  info.wallSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+
+  int status = 0;
+  if (!error.empty()) {
+    std::fprintf(stderr, "nft_replay: %s\n", error.c_str());
+    if (stats.frames() > 0)
+      std::fprintf(stderr, "nft_replay: stopped after %d frames; the outputs hold those frames\n", stats.frames());
+    status = 1;
+  }
+  if (completed) printSummary(stats, info);
+  if (!request.reportJson.empty() && reportable) {
+    try {
+      writeJsonAtomically(reportJson(stats, info, completed, error), request.reportJson);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "nft_replay: %s\n", e.what());
+      status = 1;
+    }
+  }
+  return status;
+}
+
+}  // namespace nft::replay

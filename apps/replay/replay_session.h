@@ -1,0 +1,63 @@
+#pragma once
+// One nft_replay run: configuration, input, target, tracker, the per-frame loop (track, CSV
+// row, ground-truth error, render, video frame, progress) and the final report. The program
+// (apps/nft_replay.cpp) only parses the command line into a ReplayRequest.
+
+#include <memory>
+#include <string>
+
+#include "apps/replay/frame_source.h"
+#include "apps/replay/pipeline_options.h"
+#include "apps/replay/synthetic_sequence.h"
+#include "config/config.h"
+
+namespace nft::replay {
+
+/// What to replay and what to write. Empty paths mean "not asked for".
+struct ReplayRequest {
+  /// Target image or .nftm model, and the input (video file, frames folder or camera index).
+  /// Both empty: the built-in synthetic sequence (synthetic_sequence.h) with its own target and
+  /// ground truth.
+  std::string target;
+  std::string video;
+  std::string configPath;       ///< YAML config (config/config.h); empty = the defaults
+  std::string calibrationPath;  ///< overrides the config's camera.calibration
+  std::string outVideo;         ///< rendered video
+  std::string posesCsv;         ///< per-frame CSV (pose_csv.h)
+  std::string reportJson;       ///< JSON summary (replay_report.h)
+  std::string groundTruth;      ///< gt.tsv (ground_truth.h)
+  /// No GL rendering at all: tracking only; outVideo then receives the input frames unchanged
+  /// (e.g. to export the synthetic sequence).
+  bool noRender = false;
+  /// Stop after this many frames (> 0), or -1 for the whole input.
+  int maxFrames = -1;
+  /// Progress line every N frames (0 = none).
+  int progressEvery = 30;
+  /// Options of the synthetic sequence (used when target and video are empty).
+  SyntheticSequenceOptions synthetic;
+};
+
+/// A loaded configuration with its pipeline options.
+struct ConfiguredPipeline {
+  config::Config config;
+  /// The config file, or "<defaults>".
+  std::string source;
+  PipelineOptions options;
+};
+
+/// Loads `configPath` (the defaults when empty), applies `calibrationPath` (when not empty) as
+/// camera.calibration, and maps it (pipelineOptions()).
+/// @throws config::ConfigError "<file>:<line>: <key> = <value>: expected ..." for a config that
+///   cannot be read or is invalid, or for settings the pipeline cannot run; std::runtime_error
+///   naming a calibration file that does not exist.
+ConfiguredPipeline configurePipeline(const std::string& configPath, const std::string& calibrationPath);
+
+/// Runs the replay: progress on stderr, the summary line on stdout, files as requested.
+/// Errors (unreadable input, target, calibration or config; a frame of another size; a
+/// truncated video) are printed as "nft_replay: <message>" on stderr; what was written until
+/// then stays valid: CSV rows complete, the video finalised, the report written with
+/// "completed": false and the error.
+/// @return the exit status: 0 on success, 1 on error.
+int runReplay(const ReplayRequest& request);
+
+}  // namespace nft::replay

@@ -1,0 +1,103 @@
+#pragma once
+// The built-in default input of nft_replay: a hand-held-camera video synthesised at run time
+// from real images Debian's opencv-doc package ships (no data folder needed), with exact
+// ground-truth corners for every frame.
+//
+// A printed target (graf1.png, on a white paper margin) lies in the middle of a larger
+// textured surface (building.jpg, slightly blurred), the plane z = 0. A virtual camera with
+// the default calibration (60° horizontal field of view) moves over it along a smooth random
+// 6-DoF path (sums of sinusoids with seeded frequencies and phases): distance 0.30–0.70 m
+// (the target 160–370 px wide at 640×480), tilt up to about 50°, in-plane roll up to ±100°,
+// the target's centre wandering over the frame, a small hand tremor, and two bursts of fast
+// motion. Each frame is the surface warped by the camera's homography (cv::warpPerspective from
+// a Gaussian pyramid level chosen by the scale, so minified texture does not alias), averaged
+// over sub-frame poses within a half-frame exposure (motion blur), then lit with a slowly
+// changing gain, offset and gradient and given Gaussian sensor noise. Deterministic: the same
+// options give bit-identical frames (own uniform numbers from std::mt19937, whose output
+// sequence the C++ standard fixes; cv::RNG seeded per frame).
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "apps/replay/frame_source.h"
+
+namespace nft::replay {
+
+/// Where opencv-doc puts its sample images (Debian 12).
+inline constexpr const char* kOpencvDocData = "/usr/share/doc/opencv-doc/examples/data";
+
+/// Settings of the synthetic sequence.
+struct SyntheticSequenceOptions {
+  cv::Size frameSize{640, 480};  ///< pixels, each side >= 64
+  int frames = 300;              ///< >= 1; at 30 frames/s
+  std::uint32_t seed = 8;        ///< the path's random frequencies and phases, and the noise
+  std::string targetPath = std::string(kOpencvDocData) + "/graf1.png";
+  std::string backgroundPath = std::string(kOpencvDocData) + "/building.jpg";
+  double targetWidthM = 0.20;    ///< printed width of the target image, metres, > 0
+  double noiseSigma = 3.0;       ///< sensor noise, grey levels (standard deviation), >= 0
+};
+
+/// Four corners in frame pixels: upper-left, upper-right, lower-right, lower-left.
+using QuadCorners = std::array<cv::Point2f, 4>;
+
+/// The synthesised video: frames rendered on demand, ground truth per frame. Immutable after
+/// construction (render() is const and thread-compatible).
+class SyntheticSequence {
+ public:
+  /// Loads the images and plans the camera path.
+  /// @throws std::runtime_error naming the image file (and the package opencv-doc) when it is
+  ///   missing or unreadable; std::invalid_argument for options out of range.
+  explicit SyntheticSequence(const SyntheticSequenceOptions& options = {});
+
+  const SyntheticSequenceOptions& options() const { return options_; }
+  int frameCount() const { return options_.frames; }
+  cv::Size frameSize() const { return options_.frameSize; }
+  /// 30 frames/s.
+  double fps() const { return 30.0; }
+  /// The target image as loaded (BGR): what a user would print and train.
+  const cv::Mat& targetImage() const { return target_; }
+  /// Frame `index` (in [0, frameCount())): CV_8UC3 BGR of frameSize().
+  /// @throws std::out_of_range for another index.
+  cv::Mat render(int index) const;
+  /// Homography target-image pixels → frame pixels at the middle of frame `index`'s exposure.
+  cv::Matx33d homography(int index) const;
+  /// The target image's corners (0,0), (w,0), (w,h), (0,h) mapped into frame `index`.
+  QuadCorners corners(int index) const;
+  /// Ground truth of every frame (corners(i) for each i).
+  std::vector<QuadCorners> groundTruth() const;
+
+ private:
+  /// Camera pose of the target at time `frame` (fractional frames allowed).
+  cv::Matx33d homographyAt(double frame) const;  // surface pixels → frame pixels
+
+  SyntheticSequenceOptions options_;
+  cv::Mat target_;
+  std::vector<cv::Mat> surface_;  // Gaussian pyramid of the surface (target + background)
+  cv::Point2d targetOrigin_;      // target's top-left corner in surface pixels
+  cv::Matx33d K_;
+  double metresPerPixel_ = 0;
+  struct Path;
+  std::shared_ptr<const Path> path_;
+};
+
+/// A SyntheticSequence read as a FrameSource (frames rendered as they are read).
+class SyntheticFrameSource : public FrameSource {
+ public:
+  explicit SyntheticFrameSource(std::shared_ptr<const SyntheticSequence> sequence)
+      : sequence_(std::move(sequence)) {}
+  bool read(cv::Mat& frame) override;
+  int frameCount() const override { return sequence_->frameCount(); }
+  double fps() const override { return sequence_->fps(); }
+  std::string description() const override;
+
+ private:
+  std::shared_ptr<const SyntheticSequence> sequence_;
+  int next_ = 0;
+};
+
+}  // namespace nft::replay

@@ -1,0 +1,90 @@
+#include "apps/replay/target_loader.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <stdexcept>
+
+#include <opencv2/imgcodecs.hpp>
+
+#include "detection/surf_es.h"
+#include "detection/target_model_io.h"
+#include "detection/target_trainer.h"
+
+namespace nft::replay {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+LoadedTarget trainTargetImage(const cv::Mat& image, const std::string& source, const PipelineOptions& options,
+                              const gpu::Capabilities& caps) {
+  const auto start = Clock::now();
+  LoadedTarget t;
+  t.source = source;
+  t.originalSize = image.size();
+  t.trained = true;
+  try {
+    detection::SurfEsOptions surf;
+    surf.maxWidth = surf.maxHeight = std::max(options.training.workingSize, 16);
+    surf.maxKeypoints = options.training.detector.maxKeypoints;
+    surf.type = options.training.descriptorType;
+    surf.orientation = options.training.orientation;
+    surf.storage = options.trainingStorage;
+    surf.precisionBits = options.trainingPrecisionBits;
+    detection::SurfEs surfEs(caps, surf);
+    t.model = detection::trainTarget(image, options.training,
+                                     [&](const cv::Mat& gray, std::vector<detection::Keypoint>& keypoints) {
+                                       return surfEs.describe(gray, keypoints);
+                                     });
+  } catch (const std::exception& e) {
+    throw std::runtime_error("cannot train target '" + source + "': " + e.what());
+  }
+  t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  checkTarget(t, options);
+  return t;
+}
+
+LoadedTarget loadTarget(const std::string& path, const PipelineOptions& options, const gpu::Capabilities& caps) {
+  if (!std::filesystem::is_regular_file(path))
+    throw std::runtime_error("target '" + path + "' does not exist (expected an image or a .nftm model file)");
+  if (endsWith(path, ".nftm")) {
+    const auto start = Clock::now();
+    LoadedTarget t;
+    t.source = path;
+    t.model = detection::loadTargetModel(path);  // names the file in its errors
+    t.originalSize = cv::Size(static_cast<int>(t.model.image.cols * t.model.originalScale + 0.5),
+                              static_cast<int>(t.model.image.rows * t.model.originalScale + 0.5));
+    t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    checkTarget(t, options);
+    return t;
+  }
+  const cv::Mat image = cv::imread(path, cv::IMREAD_GRAYSCALE);
+  if (image.empty())
+    throw std::runtime_error("cannot read target '" + path + "' (not an image OpenCV reads, nor a .nftm model)");
+  return trainTargetImage(image, path, options, caps);
+}
+
+void checkTarget(const LoadedTarget& t, const PipelineOptions& options) {
+  const int keypoints = static_cast<int>(t.model.keypoints.size());
+  const int needed = options.tracker.detection.minInliers;
+  if (options.tracker.detectionEnabled && keypoints < needed)
+    throw std::runtime_error("target '" + t.source + "' has only " + std::to_string(keypoints) +
+                             " keypoints, fewer than the " + std::to_string(needed) +
+                             " inliers a detection needs (ransac.min_inliers): too plain, too small or too "
+                             "low in contrast to track (try a lower detector.threshold)");
+  const int patches = static_cast<int>(t.model.patches.size());
+  const int neededPatches = options.tracker.tracking.minInliers;
+  if (options.tracker.trackingEnabled && patches < neededPatches)
+    throw std::runtime_error("target '" + t.source + "' has only " + std::to_string(patches) +
+                             " tracking patches, fewer than the " + std::to_string(neededPatches) +
+                             " the tracking lane needs (tracking.min_inliers): too plain a target, or "
+                             "target.max_tracking_patches too low");
+}
+
+}  // namespace nft::replay

@@ -1,0 +1,294 @@
+// nft_replay run as a user runs it (NFT_REPLAY_BINARY): help, every bad input ending with a
+// clear message and exit status 1 while what was written stays valid, the built-in synthetic
+// default run with its accuracy report, and — with ../shared/data — the real videos: tmt_bookI
+// against its ground truth, cmu_book's found fraction, a truncated copy of book.mp4.
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/videoio.hpp>
+
+#include "support/test_data.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ProgramRun {
+  int status = -1;      ///< exit status
+  std::string output;   ///< stdout and stderr together
+};
+
+ProgramRun runReplay(const std::string& args) {
+  ProgramRun r;
+  const std::string command = std::string("'") + NFT_REPLAY_BINARY + "' " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> buffer{};
+  size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.output.append(buffer.data(), n);
+  const int raw = pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
+}
+
+fs::path tempDir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("nft_replay_cli_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+
+std::vector<std::string> readLines(const fs::path& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+nlohmann::json readJson(const fs::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+int videoFrames(const fs::path& path) {
+  cv::VideoCapture video(path.string());
+  if (!video.isOpened()) return -1;
+  int n = 0;
+  for (cv::Mat f; video.read(f);) ++n;
+  return n;
+}
+
+/// Every CSV row has the header's 19 fields.
+void expectCompleteRows(const std::vector<std::string>& lines) {
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0], "frame,state,ulx,uly,urx,ury,lrx,lry,llx,lly,rx,ry,rz,tx,ty,tz,inliers,reproj_px,ms");
+  for (size_t i = 1; i < lines.size(); ++i)
+    EXPECT_EQ(std::count(lines[i].begin(), lines[i].end(), ','), 18) << "row " << i << ": " << lines[i];
+}
+
+const std::string kGraf = "/usr/share/doc/opencv-doc/examples/data/graf1.png";
+
+TEST(NftReplayCli, HelpListsTheOptions) {
+  const ProgramRun r = runReplay("--help");
+  EXPECT_EQ(r.status, 0) << r.output;
+  for (const char* option : {"--target", "--video", "--config", "--calib", "--out", "--poses", "--report",
+                             "--no-render", "--gt", "--print-config"})
+    EXPECT_NE(r.output.find(option), std::string::npos) << option << " missing from\n" << r.output;
+}
+
+TEST(NftReplayCli, PrintConfigShowsTheConfigInEffect) {
+  const fs::path dir = tempDir("print");
+  { std::ofstream(dir / "c.yaml") << "tracking:\n  redetect_every: 12\n"; }
+  const ProgramRun r = runReplay("--print-config --config " + quoted(dir / "c.yaml"));
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("redetect_every: 12"), std::string::npos) << r.output;
+}
+
+TEST(NftReplayCli, AMissingVideoIsNamed) {
+  const ProgramRun r = runReplay("--target " + kGraf + " --video /no/such/video.mp4");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("video '/no/such/video.mp4' does not exist"), std::string::npos) << r.output;
+}
+
+TEST(NftReplayCli, AnUnreadableVideoIsNamed) {
+  const fs::path dir = tempDir("badvideo");
+  { std::ofstream(dir / "clip.mp4") << "not a video at all"; }
+  const ProgramRun r = runReplay("--target " + kGraf + " --video " + quoted(dir / "clip.mp4"));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot open video '" + (dir / "clip.mp4").string() + "'"), std::string::npos) << r.output;
+}
+
+TEST(NftReplayCli, AMissingOrUnreadableTargetIsNamed) {
+  const fs::path dir = tempDir("target");
+  cv::imwrite((dir / "f0.png").string(), cv::Mat(48, 64, CV_8UC3, cv::Scalar(1, 2, 3)));
+  ProgramRun r = runReplay("--target /no/such/cover.jpg --video " + quoted(dir));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("target '/no/such/cover.jpg' does not exist"), std::string::npos) << r.output;
+  { std::ofstream(dir / "cover.jpg") << "not an image"; }
+  r = runReplay("--target " + quoted(dir / "cover.jpg") + " --video " + quoted(dir));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot read target '" + (dir / "cover.jpg").string() + "'"), std::string::npos) << r.output;
+}
+
+TEST(NftReplayCli, ATargetWithTooFewKeypointsIsRefusedNamingIt) {
+  const fs::path dir = tempDir("plain");
+  cv::imwrite((dir / "plain.png").string(), cv::Mat(200, 300, CV_8UC1, cv::Scalar(128)));
+  cv::imwrite((dir / "f0.png").string(), cv::Mat(48, 64, CV_8UC3, cv::Scalar(1, 2, 3)));
+  const ProgramRun r = runReplay("--target " + quoted(dir / "plain.png") + " --video " + quoted(dir));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("target '" + (dir / "plain.png").string() + "' has only 0 keypoints"), std::string::npos)
+      << r.output;
+}
+
+TEST(NftReplayCli, AMissingCalibrationIsNamed) {
+  const ProgramRun r = runReplay("--calib /no/such/camera.yaml --no-render");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("calibration file '/no/such/camera.yaml' does not exist"), std::string::npos) << r.output;
+}
+
+TEST(NftReplayCli, ABrokenCalibrationFileIsNamedWithTheKey) {
+  const fs::path dir = tempDir("calib");
+  { std::ofstream(dir / "camera.yaml") << "%YAML:1.0\n---\nimage_width: 640\nimage_height: 480\n"; }
+  const ProgramRun r = runReplay("--calib " + quoted(dir / "camera.yaml") + " --no-render --synthetic-frames 2");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("camera.yaml"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("camera_matrix"), std::string::npos) << r.output;
+}
+
+TEST(NftReplayCli, ConfigErrorsNameTheFileAndLine) {
+  const fs::path dir = tempDir("config");
+  { std::ofstream(dir / "c.yaml") << "# comment\ntracking:\n  min_ncc: 1.5\n"; }
+  ProgramRun r = runReplay("--config " + quoted(dir / "c.yaml") + " --no-render");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find((dir / "c.yaml").string() + ":3: tracking.min_ncc = 1.5"), std::string::npos) << r.output;
+  r = runReplay("--config /no/such/c.yaml");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot read config file '/no/such/c.yaml'"), std::string::npos) << r.output;
+  { std::ofstream(dir / "cpu.yaml") << "matcher:\n  backend: cpu\n"; }
+  r = runReplay("--config " + quoted(dir / "cpu.yaml") + " --no-render");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("matcher.backend: cpu is not supported by nft_replay yet"), std::string::npos) << r.output;
+}
+
+TEST(NftReplayCli, AFrameOfAnotherSizeStopsTheRunAndTheOutputsStayValid) {
+  const fs::path dir = tempDir("resize");
+  const fs::path frames = dir / "frames";
+  fs::create_directories(frames);
+  for (int i = 0; i < 3; ++i)
+    cv::imwrite((frames / ("f" + std::to_string(i) + ".png")).string(),
+                cv::Mat(i < 2 ? 96 : 120, 128, CV_8UC3, cv::Scalar(30.0 * i, 40, 50)));
+  const ProgramRun r = runReplay("--target " + kGraf + " --video " + quoted(frames) + " --poses " +
+                                 quoted(dir / "p.csv") + " --report " + quoted(dir / "r.json") + " --out " +
+                                 quoted(dir / "o.avi"));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("frame 2 of '" + frames.string() + "' is 128x120 but the replay started at 128x96"),
+            std::string::npos)
+      << r.output;
+  const auto lines = readLines(dir / "p.csv");
+  EXPECT_EQ(lines.size(), 3u);  // header + frames 0 and 1
+  expectCompleteRows(lines);
+  const nlohmann::json report = readJson(dir / "r.json");
+  EXPECT_FALSE(report["completed"].get<bool>());
+  EXPECT_EQ(report["frames"], 2);
+  EXPECT_EQ(videoFrames(dir / "o.avi"), 2);  // finalised: readable, both frames in it
+}
+
+TEST(NftReplayCli, ACorruptFrameIsNamedAndTheRowsBeforeItStay) {
+  const fs::path dir = tempDir("corrupt");
+  const fs::path frames = dir / "frames";
+  fs::create_directories(frames);
+  cv::imwrite((frames / "f0.png").string(), cv::Mat(96, 128, CV_8UC3, cv::Scalar(30, 40, 50)));
+  { std::ofstream(frames / "f1.png") << "\x89PNG truncated"; }
+  const ProgramRun r = runReplay("--target " + kGraf + " --video " + quoted(frames) + " --poses " +
+                                 quoted(dir / "p.csv") + " --no-render");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("frame 1: cannot read image '" + (frames / "f1.png").string() + "'"), std::string::npos)
+      << r.output;
+  const auto lines = readLines(dir / "p.csv");
+  EXPECT_EQ(lines.size(), 2u);
+  expectCompleteRows(lines);
+}
+
+TEST(NftReplayCli, TheSyntheticDefaultRunReportsItsAccuracy) {
+  const fs::path dir = tempDir("synthetic");
+  const ProgramRun r = runReplay("--no-render --progress 100 --report " + quoted(dir / "r.json") + " --poses " +
+                                 quoted(dir / "p.csv"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("frame 100/300"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("accuracy over 300 ground-truth frames: success"), std::string::npos) << r.output;
+  const nlohmann::json report = readJson(dir / "r.json");
+  EXPECT_TRUE(report["completed"].get<bool>());
+  EXPECT_EQ(report["frames"], 300);
+  EXPECT_EQ(report["ground_truth"]["frames"], 300);
+  EXPECT_GE(report["ground_truth"]["success_5px"].get<double>(), 0.9) << report.dump(2);
+  EXPECT_GE(report["ground_truth"]["success_10px"].get<double>(), 0.9) << report.dump(2);
+  EXPECT_FALSE(report["renderer"].get<std::string>().empty());
+  EXPECT_NE(report["config"].get<std::string>().find("detector:"), std::string::npos);
+  for (const char* stage : {"convert", "detect", "describe", "match", "ransac", "pose", "tracking_pyramid",
+                            "tracking_coarse", "tracking_fine", "tracking_pose", "total"})
+    EXPECT_TRUE(report["median_ms"].contains(stage)) << stage;
+  const auto lines = readLines(dir / "p.csv");
+  EXPECT_EQ(lines.size(), 301u);
+  expectCompleteRows(lines);
+}
+
+TEST(NftReplayCli, AShortRenderedRunWritesEveryFrame) {
+  const fs::path dir = tempDir("rendered");
+  const ProgramRun r = runReplay("--synthetic-frames 20 --progress 0 --out " + quoted(dir / "o.mp4") + " --report " +
+                                 quoted(dir / "r.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(videoFrames(dir / "o.mp4"), 20);
+  const nlohmann::json report = readJson(dir / "r.json");
+  EXPECT_TRUE(report["rendered"].get<bool>());
+  EXPECT_GT(report["median_ms"]["render"].get<double>(), 0.0);
+}
+
+TEST(NftReplayData, TmtBookIMeetsTheAccuracyGoals) {
+  NFT_REQUIRE_DATA("video/tmt_bookI/gt.tsv");
+  const fs::path data = nft::testing::dataDir() / "video/tmt_bookI";
+  const fs::path dir = tempDir("tmt");
+  const ProgramRun r = runReplay("--target " + quoted(data / "target.png") + " --video " + quoted(data / "video.mp4") +
+                                 " --gt " + quoted(data / "gt.tsv") + " --no-render --progress 0 --report " +
+                                 quoted(dir / "r.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const nlohmann::json gt = readJson(dir / "r.json")["ground_truth"];
+  EXPECT_EQ(gt["frames"], 531);
+  EXPECT_GE(gt["success_5px"].get<double>(), 0.75) << gt.dump(2);
+  EXPECT_GE(gt["success_10px"].get<double>(), 0.85) << gt.dump(2);
+}
+
+TEST(NftReplayData, CmuBookFindsTheCoverInNinetyPercentOfFrames) {
+  NFT_REQUIRE_DATA("video/cmu_book/book.mp4");
+  const fs::path data = nft::testing::dataDir() / "video/cmu_book";
+  const fs::path dir = tempDir("cmu");
+  const ProgramRun r = runReplay("--target " + quoted(data / "cv_cover.jpg") + " --video " + quoted(data / "book.mp4") +
+                                 " --no-render --progress 0 --report " + quoted(dir / "r.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const nlohmann::json report = readJson(dir / "r.json");
+  EXPECT_EQ(report["frames"], 641);
+  EXPECT_GE(report["found_fraction"].get<double>(), 0.9) << report.dump(2);
+}
+
+TEST(NftReplayData, ATruncatedVideoStopsWithAMessageAndValidOutputs) {
+  NFT_REQUIRE_DATA("video/cmu_book/book.mp4");
+  const fs::path data = nft::testing::dataDir() / "video/cmu_book";
+  const fs::path dir = tempDir("truncated");
+  {  // The first half of book.mp4 (its index comes first, so the copy opens and stops midway).
+    std::ifstream in(data / "book.mp4", std::ios::binary);
+    std::vector<char> bytes(900000);
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(dir / "book.mp4", std::ios::binary).write(bytes.data(), in.gcount());
+  }
+  const ProgramRun r = runReplay("--target " + quoted(data / "cv_cover.jpg") + " --video " + quoted(dir / "book.mp4") +
+                                 " --progress 0 --poses " + quoted(dir / "p.csv") + " --out " + quoted(dir / "o.mp4") +
+                                 " --report " + quoted(dir / "r.json"));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("video '" + (dir / "book.mp4").string() + "': decoding stopped at frame"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("truncated or corrupt"), std::string::npos) << r.output;
+  const auto lines = readLines(dir / "p.csv");
+  expectCompleteRows(lines);
+  const nlohmann::json report = readJson(dir / "r.json");
+  EXPECT_FALSE(report["completed"].get<bool>());
+  const int frames = report["frames"].get<int>();
+  EXPECT_GT(frames, 100);
+  EXPECT_EQ(static_cast<int>(lines.size()) - 1, frames);
+  EXPECT_EQ(videoFrames(dir / "o.mp4"), frames);
+}
+
+}  // namespace

@@ -1,0 +1,456 @@
+// The pieces of nft_replay (apps/replay/): config → options mapping, calibration, pose CSV,
+// ground truth and alignment error, statistics and report, frame sources, the synthetic
+// default sequence, and target checks.
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+
+#include <opencv2/calib3d.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "apps/replay/frame_source.h"
+#include "apps/replay/ground_truth.h"
+#include "apps/replay/pipeline_options.h"
+#include "apps/replay/pose_csv.h"
+#include "apps/replay/replay_report.h"
+#include "apps/replay/synthetic_sequence.h"
+#include "apps/replay/target_loader.h"
+#include "gpu/capabilities.h"
+#include "gpu/context.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace nft::replay;
+
+/// A fresh empty folder for one test.
+fs::path tempDir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("nft_replay_test_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string readText(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int countFields(const std::string& row) { return static_cast<int>(std::count(row.begin(), row.end(), ',')) + 1; }
+
+TEST(ReplayPipelineOptions, ANonDefaultConfigMapsOntoEveryModuleField) {
+  nft::config::Config c;
+  c.detector = {700, 1.5, 3, 22, 40, 2.5};
+  c.descriptor.type = nft::config::DescriptorType::Surf36;
+  c.descriptor.orientation = nft::config::DescriptorOrientation::Upright;
+  c.descriptor.storage = nft::config::DescriptorStorage::Rgba8;
+  c.descriptor.precisionBits = 10;
+  c.matcher.ratio = 0.75;
+  c.ransac = {nft::config::RansacMethod::UsacAccurate, 2.5, 900, 0.99, 15};
+  c.quad = {0.01, 2.0, 12.0, 4.0, 0.5};
+  c.tracking = {false, 12, 80, 6, 3, 0.65, 8, 2.0, 60.0, 7};
+  c.motion.model = nft::config::MotionModel::None;
+  c.pose.refine = false;
+  c.target = {0.187, 512, 150};
+  c.render.enabled = false;
+  c.render.background = false;
+  c.render.axes = false;
+  c.render.axisLength = 0.5;
+  c.render.cube = false;
+  c.render.cubeSize = 0.3;
+  c.render.cubeHeight = 0.2;
+  c.render.cubeColor = {1, 2, 3};
+  c.render.outline = false;
+  c.render.overlay = false;
+  c.output = {25.0, "MJPG"};
+  nft::config::validate(c);
+
+  const PipelineOptions p = pipelineOptions(c, "test.yaml");
+  const auto& d = p.tracker.detection;
+  EXPECT_EQ(d.detector.maxKeypoints, 700);
+  EXPECT_DOUBLE_EQ(d.detector.scaleFactor, 1.5);
+  EXPECT_EQ(d.detector.levels, 3);
+  EXPECT_EQ(d.detector.threshold, 22);
+  EXPECT_EQ(d.detector.cellSize, 40);
+  EXPECT_FLOAT_EQ(d.detector.baseScale, 2.5f);
+  EXPECT_EQ(d.storage, nft::detection::DescriptorStorage::Rgba8);
+  EXPECT_FLOAT_EQ(d.matching.ratio, 0.75f);
+  EXPECT_FALSE(d.matching.crossCheck);
+  EXPECT_EQ(d.ransacMethod, cv::USAC_ACCURATE);
+  EXPECT_DOUBLE_EQ(d.ransacThresholdPx, 2.5);
+  EXPECT_EQ(d.ransacMaxIterations, 900);
+  EXPECT_DOUBLE_EQ(d.ransacConfidence, 0.99);
+  EXPECT_EQ(d.minInliers, 15);
+  for (const nft::tracker::QuadLimits& q : {d.quad, p.tracker.tracking.quad}) {
+    EXPECT_DOUBLE_EQ(q.minAreaFraction, 0.01);
+    EXPECT_DOUBLE_EQ(q.maxAreaFraction, 2.0);
+    EXPECT_DOUBLE_EQ(q.minSidePx, 12.0);
+    EXPECT_DOUBLE_EQ(q.maxAspectChange, 4.0);
+    EXPECT_DOUBLE_EQ(q.maxOutsideFraction, 0.5);
+  }
+  const auto& t = p.tracker.tracking;
+  EXPECT_EQ(t.patchSize, 12);
+  EXPECT_EQ(t.maxPatches, 80);
+  EXPECT_EQ(t.coarseRadiusPx, 6);
+  EXPECT_EQ(t.fineRadiusPx, 3);
+  EXPECT_DOUBLE_EQ(t.minNcc, 0.65);
+  EXPECT_EQ(t.minInliers, 8);
+  EXPECT_DOUBLE_EQ(t.ransacThresholdPx, 2.0);
+  EXPECT_DOUBLE_EQ(t.maxCornerJumpPx, 60.0);
+  EXPECT_DOUBLE_EQ(t.minInlierFraction, nft::tracker::TrackingLaneOptions{}.minInlierFraction);
+  EXPECT_FALSE(p.tracker.trackingEnabled);
+  EXPECT_EQ(p.tracker.redetectEvery, 7);
+  EXPECT_EQ(p.tracker.motion, nft::tracker::MotionModelKind::None);
+
+  EXPECT_EQ(p.training.workingSize, 512);
+  EXPECT_DOUBLE_EQ(p.training.widthMetres, 0.187);
+  EXPECT_EQ(p.training.maxPatches, 150);
+  EXPECT_EQ(p.training.detector.threshold, 22);
+  EXPECT_EQ(p.training.descriptorType, nft::detection::DescriptorType::Surf36);
+  EXPECT_EQ(p.training.orientation, nft::detection::Orientation::Upright);
+  EXPECT_EQ(p.trainingPrecisionBits, 10);
+  EXPECT_EQ(p.trainingStorage, nft::detection::DescriptorStorage::Rgba8);
+
+  EXPECT_FALSE(p.renderEnabled);
+  EXPECT_FALSE(p.overlay);
+  EXPECT_FALSE(p.style.background);
+  EXPECT_FALSE(p.style.axes);
+  EXPECT_DOUBLE_EQ(p.style.axisLength, 0.5);
+  EXPECT_FALSE(p.style.cube);
+  EXPECT_DOUBLE_EQ(p.style.cubeSize, 0.3);
+  EXPECT_DOUBLE_EQ(p.style.cubeHeight, 0.2);
+  EXPECT_EQ(p.style.cubeColor, cv::Scalar(1, 2, 3));
+  EXPECT_FALSE(p.style.outline);
+  EXPECT_EQ(p.codec, "MJPG");
+  EXPECT_DOUBLE_EQ(p.videoFps, 25.0);
+  // precision_bits and pose.refine are not fully honoured: each says so.
+  ASSERT_EQ(p.warnings.size(), 2u);
+  EXPECT_NE(p.warnings[0].find("descriptor.precision_bits = 10"), std::string::npos);
+  EXPECT_NE(p.warnings[1].find("pose.refine = false"), std::string::npos);
+}
+
+TEST(ReplayPipelineOptions, DefaultsMatchTheModulesDefaults) {
+  const PipelineOptions p = pipelineOptions(nft::config::Config{});
+  const nft::tracker::TrackerOptions defaults;
+  EXPECT_EQ(p.tracker.detection.ransacMethod, defaults.detection.ransacMethod);
+  EXPECT_FLOAT_EQ(p.tracker.detection.matching.ratio, defaults.detection.matching.ratio);
+  EXPECT_EQ(p.tracker.detection.minInliers, defaults.detection.minInliers);
+  EXPECT_EQ(p.tracker.tracking.maxPatches, defaults.tracking.maxPatches);
+  EXPECT_DOUBLE_EQ(p.tracker.tracking.minNcc, defaults.tracking.minNcc);
+  EXPECT_EQ(p.tracker.trackingEnabled, defaults.trackingEnabled);
+  EXPECT_EQ(p.tracker.redetectEvery, defaults.redetectEvery);
+  EXPECT_TRUE(p.warnings.empty());
+}
+
+TEST(ReplayPipelineOptions, RansacMethodsMapOntoOpenCvFlags) {
+  using M = nft::config::RansacMethod;
+  EXPECT_EQ(ransacMethodFlag(M::Magsac), cv::USAC_MAGSAC);
+  EXPECT_EQ(ransacMethodFlag(M::Ransac), cv::RANSAC);
+  EXPECT_EQ(ransacMethodFlag(M::UsacDefault), cv::USAC_DEFAULT);
+  EXPECT_EQ(ransacMethodFlag(M::UsacAccurate), cv::USAC_ACCURATE);
+  EXPECT_EQ(ransacMethodFlag(M::Lmeds), cv::LMEDS);
+}
+
+TEST(ReplayPipelineOptions, TheCpuMatcherAndCrossCheckAreRefusedNamingTheKey) {
+  nft::config::Config c;
+  c.matcher.backend = nft::config::MatcherBackend::Cpu;
+  try {
+    pipelineOptions(c, "c.yaml");
+    FAIL() << "no error";
+  } catch (const nft::config::ConfigError& e) {
+    EXPECT_EQ(e.keyPath(), "matcher.backend");
+    EXPECT_NE(std::string(e.what()).find("matcher.backend: cpu is not supported by nft_replay yet"), std::string::npos)
+        << e.what();
+  }
+  c.matcher.backend = nft::config::MatcherBackend::Gpu;
+  c.matcher.crossCheck = true;
+  EXPECT_THROW(pipelineOptions(c, "c.yaml"), nft::config::ConfigError);
+}
+
+TEST(ReplayCalibration, SixtyDegreesIsTheDefaultCalibrationAndOtherFieldsOfViewScaleTheFocalLength) {
+  const cv::Size size(640, 480);
+  const auto c60 = calibrationFromHfov(size, 60.0);
+  const auto def = nft::tracker::defaultCalibration(size);
+  EXPECT_EQ(cv::norm(c60.K - def.K), 0.0);
+  const auto c90 = calibrationFromHfov(size, 90.0);
+  EXPECT_NEAR(c90.K(0, 0), 320.0, 1e-9);
+  EXPECT_NEAR(c90.K(1, 1), 320.0, 1e-9);
+  EXPECT_NEAR(c90.K(0, 2), 319.5, 1e-12);
+  EXPECT_NEAR(c90.K(1, 2), 239.5, 1e-12);
+  nft::config::CameraConfig camera;
+  camera.hfovDeg = 90.0;
+  EXPECT_NEAR(cameraCalibration(camera, size).K(0, 0), 320.0, 1e-9);
+  EXPECT_THROW(calibrationFromHfov(size, 180.0), std::invalid_argument);
+}
+
+TEST(ReplayCalibration, ACalibrationFileIsScaledToTheFrameSize) {
+  const fs::path dir = tempDir("calib");
+  const std::string path = (dir / "camera.yaml").string();
+  {
+    cv::FileStorage fsw(path, cv::FileStorage::WRITE);
+    fsw << "camera_matrix" << cv::Mat(cv::Matx33d(1000, 0, 639.5, 0, 1000, 359.5, 0, 0, 1));
+    fsw << "image_width" << 1280 << "image_height" << 720;
+  }
+  nft::config::CameraConfig camera;
+  camera.calibration = path;
+  const auto c = cameraCalibration(camera, cv::Size(640, 360));
+  EXPECT_NEAR(c.K(0, 0), 500.0, 1e-9);
+  EXPECT_NEAR(c.K(0, 2), 319.5, 1e-9);
+  EXPECT_EQ(c.imageSize, cv::Size(640, 360));
+  camera.calibration = (dir / "missing.yaml").string();
+  EXPECT_THROW(cameraCalibration(camera, cv::Size(640, 360)), std::runtime_error);
+}
+
+TEST(ReplayPoseCsv, TheHeaderAndRowsHaveNineteenFieldsAndEmptyFieldsWhenNotFound) {
+  EXPECT_STREQ(kPoseCsvHeader, "frame,state,ulx,uly,urx,ury,lrx,lry,llx,lly,rx,ry,rz,tx,ty,tz,inliers,reproj_px,ms");
+  nft::tracker::TrackResult lost;
+  lost.state = nft::tracker::TrackerState::Lost;
+  lost.timings.total = 2.5;
+  EXPECT_EQ(poseCsvRow(3, lost), "3,lost,,,,,,,,,,,,,,,,,2.500");
+  nft::tracker::TrackResult found;
+  found.state = nft::tracker::TrackerState::Tracking;
+  found.found = true;
+  found.corners = {{1, 2}, {3, 4}, {5, 6}, {7, 8}};
+  found.pose.rvec = {0.1, 0.2, 0.3};
+  found.pose.tvec = {-0.01, 0.02, 0.5};
+  found.inliers = 42;
+  found.reprojectionErrorPx = 0.25;
+  found.timings.total = 1.0;
+  const std::string row = poseCsvRow(7, found);
+  EXPECT_EQ(row, "7,tracking,1.000,2.000,3.000,4.000,5.000,6.000,7.000,8.000,0.100000,0.200000,0.300000,"
+                 "-0.010000,0.020000,0.500000,42,0.250,1.000");
+  EXPECT_EQ(countFields(row), 19);
+  EXPECT_EQ(countFields(poseCsvRow(3, lost)), 19);
+}
+
+TEST(ReplayPoseCsv, RowsAreOnDiskAsSoonAsTheyAreWritten) {
+  const fs::path path = tempDir("csv") / "poses.csv";
+  PoseCsvWriter writer(path.string());
+  nft::tracker::TrackResult r;
+  writer.write(0, r);
+  writer.write(1, r);
+  EXPECT_EQ(readText(path), std::string(kPoseCsvHeader) + "\n0,detecting,,,,,,,,,,,,,,,,,0.000\n1,detecting,,,,,,,,,,,,,,,,,0.000\n");
+  EXPECT_THROW(PoseCsvWriter("/no/such/folder/poses.csv"), std::runtime_error);
+}
+
+TEST(ReplayGroundTruth, ReadsTheTmtFormatAndNamesTheBadLine) {
+  const fs::path dir = tempDir("gt");
+  {
+    std::ofstream out(dir / "gt.tsv");
+    out << "frame\tulx\tuly\turx\tury\tlrx\tlry\tllx\tlly\n"
+        << "frame00001.jpg\t1\t2\t3\t4\t5\t6\t7\t8\n\n"
+        << "frame00002.jpg 10 20 30 40 50 60 70 80\r\n";
+  }
+  const auto gt = loadGroundTruth((dir / "gt.tsv").string());
+  ASSERT_EQ(gt.size(), 2u);
+  EXPECT_EQ(gt[0][2], cv::Point2f(5, 6));
+  EXPECT_EQ(gt[1][3], cv::Point2f(70, 80));
+  {
+    std::ofstream out(dir / "bad.tsv");
+    out << "header\nframe00001.jpg 1 2 3 4 5 6 7\n";
+  }
+  try {
+    loadGroundTruth((dir / "bad.tsv").string());
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.tsv' line 2"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(loadGroundTruth((dir / "missing.tsv").string()), std::runtime_error);
+}
+
+TEST(ReplayGroundTruth, AlignmentErrorIsTheRootMeanSquareCornerDistance) {
+  const QuadCorners truth{cv::Point2f(0, 0), cv::Point2f(10, 0), cv::Point2f(10, 10), cv::Point2f(0, 10)};
+  EXPECT_DOUBLE_EQ(alignmentError(truth, {{0, 0}, {10, 0}, {10, 10}, {0, 10}}), 0.0);
+  // One corner 4 px off: sqrt(16 / 4) = 2.
+  EXPECT_DOUBLE_EQ(alignmentError(truth, {{4, 0}, {10, 0}, {10, 10}, {0, 10}}), 2.0);
+  EXPECT_THROW(alignmentError(truth, {{0, 0}}), std::invalid_argument);
+}
+
+TEST(ReplayStats, NotFoundFramesWithGroundTruthCountAsFailures) {
+  ReplayStats stats;
+  nft::tracker::TrackResult found, lost;
+  found.found = true;
+  found.state = nft::tracker::TrackerState::Tracking;
+  found.timings.total = 2.0;
+  found.timings.tracking.coarse = 1.0;
+  lost.state = nft::tracker::TrackerState::Detecting;
+  lost.timings.total = 20.0;
+  lost.timings.detection.describe = 8.0;
+  stats.add(found, 1.0, 1.0);
+  stats.add(found, 1.0, 7.0);
+  stats.add(found, 1.0, std::nullopt);  // no ground truth for this frame
+  stats.add(lost, 1.0, std::numeric_limits<double>::infinity());
+  EXPECT_EQ(stats.frames(), 4);
+  EXPECT_EQ(stats.found(), 3);
+  EXPECT_EQ(stats.groundTruthFrames(), 3);
+  EXPECT_DOUBLE_EQ(stats.successRate(5.0), 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(stats.successRate(10.0), 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(stats.medianErrorPx(), 4.0);
+  EXPECT_DOUBLE_EQ(stats.trackerFps(), 1000.0 * 4 / 26.0);
+  const nlohmann::json j = stats.toJson();
+  EXPECT_EQ(j["states"]["tracking"], 3);
+  EXPECT_EQ(j["states"]["detecting"], 1);
+  EXPECT_DOUBLE_EQ(j["fps"]["tracking"].get<double>(), 1000.0 * 3 / 6.0);
+  EXPECT_DOUBLE_EQ(j["fps"]["detecting"].get<double>(), 1000.0 / 20.0);
+  EXPECT_TRUE(j["fps"]["lost"].is_null());
+  EXPECT_DOUBLE_EQ(j["median_ms"]["describe"].get<double>(), 8.0);
+  EXPECT_DOUBLE_EQ(j["median_ms"]["tracking_coarse"].get<double>(), 1.0);
+  EXPECT_TRUE(j["median_ms"]["ransac"].is_null());
+  EXPECT_EQ(j["ground_truth"]["failed_not_found"], 1);
+  EXPECT_DOUBLE_EQ(j["ground_truth"]["success_10px"].get<double>(), 2.0 / 3.0);
+}
+
+TEST(ReplayStats, TheReportIsWrittenWholeOrNotAtAll) {
+  const fs::path dir = tempDir("json");
+  writeJsonAtomically({{"frames", 3}}, (dir / "report.json").string());
+  EXPECT_EQ(nlohmann::json::parse(readText(dir / "report.json"))["frames"], 3);
+  EXPECT_FALSE(fs::exists(dir / "report.json.tmp"));
+  EXPECT_THROW(writeJsonAtomically({}, "/no/such/folder/report.json"), std::runtime_error);
+}
+
+TEST(ReplayFrameSource, AFolderIsReadInNameOrderAndABadImageIsNamed) {
+  const fs::path dir = tempDir("frames");
+  cv::imwrite((dir / "frame002.png").string(), cv::Mat(8, 10, CV_8UC1, cv::Scalar(20)));
+  cv::imwrite((dir / "frame001.png").string(), cv::Mat(8, 10, CV_8UC3, cv::Scalar(10, 10, 10)));
+  { std::ofstream(dir / "frame003.png") << "not a png"; }
+  { std::ofstream(dir / "notes.txt") << "ignored"; }
+  auto source = openFrameSource(dir.string());
+  EXPECT_EQ(source->frameCount(), 3);
+  cv::Mat frame;
+  ASSERT_TRUE(source->read(frame));
+  EXPECT_EQ(frame.type(), CV_8UC3);
+  EXPECT_EQ(frame.at<cv::Vec3b>(0, 0)[0], 10);
+  ASSERT_TRUE(source->read(frame));
+  EXPECT_EQ(frame.type(), CV_8UC3);  // grey converted
+  EXPECT_EQ(frame.at<cv::Vec3b>(0, 0)[1], 20);
+  try {
+    source->read(frame);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("frame 2: cannot read image"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("frame003.png"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ReplayFrameSource, MissingOrEmptyInputsAreNamed) {
+  const fs::path dir = tempDir("empty");
+  try {
+    openFrameSource(dir.string());
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("holds no image files"), std::string::npos) << e.what();
+  }
+  try {
+    openFrameSource((dir / "missing.mp4").string());
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("missing.mp4' does not exist"), std::string::npos) << e.what();
+  }
+  { std::ofstream(dir / "garbage.mp4") << "this is not a video"; }
+  EXPECT_THROW(openFrameSource((dir / "garbage.mp4").string()), std::runtime_error);
+}
+
+/// A short sequence for the tests (the default is 300 frames).
+SyntheticSequenceOptions shortSequence() {
+  SyntheticSequenceOptions o;
+  o.frames = 40;
+  return o;
+}
+
+TEST(ReplaySyntheticSequence, IsDeterministic) {
+  const SyntheticSequence a(shortSequence()), b(shortSequence());
+  for (int i : {0, 17, 39}) {
+    EXPECT_EQ(cv::norm(a.render(i), b.render(i), cv::NORM_INF), 0.0) << "frame " << i;
+    EXPECT_EQ(a.corners(i), b.corners(i));
+  }
+  SyntheticSequenceOptions other = shortSequence();
+  other.seed = 9;
+  EXPECT_NE(SyntheticSequence(other).corners(39), a.corners(39));
+  EXPECT_THROW(a.render(40), std::out_of_range);
+}
+
+TEST(ReplaySyntheticSequence, TheGroundTruthCornersAreWhereTheTargetIsDrawn) {
+  SyntheticSequenceOptions o = shortSequence();
+  o.noiseSigma = 0;
+  const SyntheticSequence s(o);
+  cv::Mat targetGray;
+  cv::cvtColor(s.targetImage(), targetGray, cv::COLOR_BGR2GRAY);
+  for (int i : {0, 20, 39}) {
+    // The frame, warped back into the target's pixels with the ground-truth homography, must
+    // look like the target (up to lighting and blur), and best so with no shift: the target's
+    // middle, searched ±6 px around its place, peaks at its place.
+    cv::Mat frameGray, back;
+    cv::cvtColor(s.render(i), frameGray, cv::COLOR_BGR2GRAY);
+    cv::warpPerspective(frameGray, back, s.homography(i), targetGray.size(), cv::INTER_LINEAR | cv::WARP_INVERSE_MAP);
+    const cv::Rect inner(targetGray.cols / 4, targetGray.rows / 4, targetGray.cols / 2, targetGray.rows / 2);
+    const int r = 6;
+    const cv::Rect around(inner.x - r, inner.y - r, inner.width + 2 * r, inner.height + 2 * r);
+    cv::Mat score;
+    cv::matchTemplate(back(around), targetGray(inner), score, cv::TM_CCOEFF_NORMED);
+    double best = 0;
+    cv::Point at;
+    cv::minMaxLoc(score, nullptr, &best, nullptr, &at);
+    EXPECT_GT(best, 0.8) << "frame " << i;
+    EXPECT_EQ(at, cv::Point(r, r)) << "frame " << i;
+    const QuadCorners c = s.corners(i);
+    const cv::Vec3d p = s.homography(i) * cv::Vec3d(s.targetImage().cols, s.targetImage().rows, 1);
+    EXPECT_NEAR(c[2].x, p[0] / p[2], 1e-3);
+  }
+}
+
+TEST(ReplaySyntheticSequence, AMissingImageNamesThePackage) {
+  SyntheticSequenceOptions o = shortSequence();
+  o.targetPath = "/no/such/graf1.png";
+  try {
+    SyntheticSequence s(o);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/no/such/graf1.png"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("opencv-doc"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ReplayTargetLoader, AUniformTargetIsRefusedNamingIt) {
+  const nft::gpu::Context context = nft::gpu::Context::createHeadless();
+  const nft::gpu::Capabilities caps = nft::gpu::probeCapabilities();
+  const PipelineOptions options = pipelineOptions(nft::config::Config{});
+  try {
+    trainTargetImage(cv::Mat(200, 300, CV_8UC1, cv::Scalar(128)), "plain.png", options, caps);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("target 'plain.png' has only 0 keypoints"), std::string::npos) << e.what();
+  }
+  const fs::path dir = tempDir("target");
+  { std::ofstream(dir / "broken.nftm") << "not a model"; }
+  try {
+    loadTarget((dir / "broken.nftm").string(), options, caps);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("broken.nftm"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ReplayTargetLoader, TheSyntheticTargetTrainsWithEnoughKeypointsAndPatches) {
+  const nft::gpu::Context context = nft::gpu::Context::createHeadless();
+  const nft::gpu::Capabilities caps = nft::gpu::probeCapabilities();
+  const SyntheticSequence s(shortSequence());
+  const LoadedTarget t = trainTargetImage(s.targetImage(), "graf1.png", pipelineOptions(nft::config::Config{}), caps);
+  EXPECT_GT(t.model.keypoints.size(), 200u);
+  EXPECT_GT(t.model.patches.size(), 50u);
+  // graf1.png (800×640) is trained at the working size 640: the same physical corners.
+  EXPECT_EQ(t.model.image.size(), cv::Size(640, 512));
+  EXPECT_EQ(t.originalSize, cv::Size(800, 640));
+}
+
+}  // namespace
