@@ -442,7 +442,11 @@ const std::vector<Section>& schema() {
                               above(0)),
                   numberField("max_corner_jump_px", &Config::tracking, &TrackingConfig::maxCornerJumpPx,
                               above(0)),
-                  intField("redetect_every", &Config::tracking, &TrackingConfig::redetectEvery, atLeast(0))}});
+                  intField("redetect_every", &Config::tracking, &TrackingConfig::redetectEvery, atLeast(0)),
+                  numberField("min_inlier_fraction", &Config::tracking, &TrackingConfig::minInlierFraction,
+                              closed(0, 1)),
+                  intField("retrack_lost_frames", &Config::tracking, &TrackingConfig::retrackLostFrames, atLeast(0)),
+                  boolField("refine_detections", &Config::tracking, &TrackingConfig::refineDetections)}});
     s.push_back({"motion", {enumField("model", &Config::motion, &MotionConfig::model, kMotionModels)}});
     s.push_back({"pose", {boolField("refine", &Config::pose, &PoseConfig::refine)}});
     s.push_back({"camera",

@@ -203,6 +203,16 @@ struct TrackingConfig {
   /// `redetect_every`: while tracking, run a detection every N frames to correct drift;
   /// 0 = never. Integer >= 0. Default 0.
   int redetectEvery = 0;
+  /// `min_inlier_fraction`: fewest inlier patches as a fraction of the patches searched; a lower
+  /// fraction is taken for a false lock (tracker/tracking_lane.h). Number in [0, 1]. Default 0.4.
+  double minInlierFraction = 0.4;
+  /// `retrack_lost_frames`: for this many frames after a loss the tracking lane tries again from
+  /// the last pose found before the detection lane runs (a blank or blurred frame, a brief
+  /// occlusion). Integer >= 0. Default 5.
+  int retrackLostFrames = 5;
+  /// `refine_detections`: refine each detection with the tracking lane in the same frame.
+  /// true | false. Default true.
+  bool refineDetections = true;
 };
 
 /// `motion:` pose prediction between frames.

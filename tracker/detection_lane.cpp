@@ -46,6 +46,7 @@ detection::SurfEsOptions surfOptions(const detection::TargetModel& model, const 
   s.type = model.descriptorType;
   s.orientation = model.orientation;
   s.storage = o.storage;
+  s.precisionBits = o.precisionBits;
   return s;
 }
 
@@ -182,7 +183,7 @@ std::optional<Detection> DetectionLane::detect(const cv::Mat& frame) {
   t = Clock::now();
   Pose pose;
   try {
-    pose = estimatePose(s.calibration, inSrc, inDst, s.metresPerPixel);
+    pose = estimatePose(s.calibration, inSrc, inDst, s.metresPerPixel, s.options.refinePose);
   } catch (const std::runtime_error& e) {  // IPPE found no pose (degenerate inliers)
     s.timings.pose = msSince(t);
     return reject(std::string("no pose: ") + e.what());

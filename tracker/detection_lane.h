@@ -69,6 +69,9 @@ struct DetectionLaneOptions {
   detection::FastDetectorOptions detector;
   /// SurfEs storage path (descriptor type and orientation come from the target model).
   detection::DescriptorStorage storage = detection::DescriptorStorage::Auto;
+  /// SurfEs fragment precision override p (SurfEsOptions::precisionBits): 0 = the GPU's; lower
+  /// values make a desktop compute what a mediump GPU would (e.g. 10: Mali-400).
+  int precisionBits = 0;
   /// Ratio test applied to the GPU matches: ratio 0.9 (table above; 0.8, the matchers' default,
   /// finds 5 points fewer frames). crossCheck is not supported (the frame's descriptors stay on the
   /// GPU): must be false.
@@ -85,6 +88,8 @@ struct DetectionLaneOptions {
   int minInliers = 20;
   /// Plausibility limits of the projected target quad.
   QuadLimits quad;
+  /// Refine the IPPE pose on the inliers by Levenberg-Marquardt (tracker/pose.h).
+  bool refinePose = true;
 };
 
 /// Per-stage wall-clock times of one detect() call, milliseconds (steady_clock). GPU work is

@@ -11,7 +11,7 @@ namespace {
 
 template <typename P>
 Pose estimate(const CameraCalibration& calibration, const std::vector<P>& targetPixels,
-              const std::vector<P>& framePixels, double metresPerPixel) {
+              const std::vector<P>& framePixels, double metresPerPixel, bool refine) {
   if (targetPixels.size() != framePixels.size()) {
     throw std::invalid_argument("estimatePose: " + std::to_string(targetPixels.size()) + " target points but " +
                                 std::to_string(framePixels.size()) + " frame points");
@@ -46,7 +46,7 @@ Pose estimate(const CameraCalibration& calibration, const std::vector<P>& target
     throw std::runtime_error("estimatePose: IPPE failed (" + e.err + ")");
   }
   if (!found || rvec.empty() || tvec.empty()) throw std::runtime_error("estimatePose: IPPE found no pose");
-  cv::solvePnPRefineLM(object, image, K, calibration.distortion, rvec, tvec);
+  if (refine) cv::solvePnPRefineLM(object, image, K, calibration.distortion, rvec, tvec);
 
   Pose pose;
   pose.rvec = cv::Vec3d(rvec.reshape(1, 3));
@@ -63,13 +63,13 @@ Pose estimate(const CameraCalibration& calibration, const std::vector<P>& target
 }  // namespace
 
 Pose estimatePose(const CameraCalibration& calibration, const std::vector<cv::Point2f>& targetPixels,
-                  const std::vector<cv::Point2f>& framePixels, double metresPerPixel) {
-  return estimate(calibration, targetPixels, framePixels, metresPerPixel);
+                  const std::vector<cv::Point2f>& framePixels, double metresPerPixel, bool refine) {
+  return estimate(calibration, targetPixels, framePixels, metresPerPixel, refine);
 }
 
 Pose estimatePose(const CameraCalibration& calibration, const std::vector<cv::Point2d>& targetPixels,
-                  const std::vector<cv::Point2d>& framePixels, double metresPerPixel) {
-  return estimate(calibration, targetPixels, framePixels, metresPerPixel);
+                  const std::vector<cv::Point2d>& framePixels, double metresPerPixel, bool refine) {
+  return estimate(calibration, targetPixels, framePixels, metresPerPixel, refine);
 }
 
 Pose poseFromHomography(const CameraCalibration& calibration, const cv::Matx33d& H, cv::Size targetSize,

@@ -30,8 +30,8 @@ struct Pose {
 };
 
 /// Pose from target ↔ frame correspondences: target pixels → (x·mpp, y·mpp, 0), planar PnP by
-/// IPPE (cv::SOLVEPNP_IPPE: the better of its two solutions by reprojection error), then
-/// cv::solvePnPRefineLM on the same points. `targetPixels[i]` (target working-image pixels)
+/// IPPE (cv::SOLVEPNP_IPPE: the better of its two solutions by reprojection error), then, with
+/// `refine`, cv::solvePnPRefineLM on the same points. `targetPixels[i]` (target working-image pixels)
 /// corresponds to `framePixels[i]` (distorted frame pixels of calibration.imageSize; use
 /// scaledTo() for other frame sizes). `metresPerPixel`: > 0 for metric poses, 0 if unknown
 /// (target pixels become the unit).
@@ -39,12 +39,12 @@ struct Pose {
 ///   metresPerPixel < 0 or non-finite; std::runtime_error if IPPE finds no pose (e.g. all
 ///   target points on a line).
 Pose estimatePose(const CameraCalibration& calibration, const std::vector<cv::Point2f>& targetPixels,
-                  const std::vector<cv::Point2f>& framePixels, double metresPerPixel);
+                  const std::vector<cv::Point2f>& framePixels, double metresPerPixel, bool refine = true);
 
 /// estimatePose() in double precision (float pixel coordinates carry ~1e-5 px of rounding at
 /// 800 px, which bounds how exact a float-input pose can be).
 Pose estimatePose(const CameraCalibration& calibration, const std::vector<cv::Point2d>& targetPixels,
-                  const std::vector<cv::Point2d>& framePixels, double metresPerPixel);
+                  const std::vector<cv::Point2d>& framePixels, double metresPerPixel, bool refine = true);
 
 /// Pose from a homography H (target pixels → frame pixels, e.g. RANSAC's): a gridSize ×
 /// gridSize grid of target points spanning the target's corners (0,0), (w,0), (w,h), (0,h)

@@ -228,7 +228,8 @@ std::optional<TrackedTarget> TrackingLane::track(const cv::Mat& gray, const cv::
 
   t = Clock::now();
   try {
-    r.pose = estimatePose(s.calibration, r.inlierTargetPoints, r.inlierFramePoints, s.metresPerPixel);
+    r.pose = estimatePose(s.calibration, r.inlierTargetPoints, r.inlierFramePoints, s.metresPerPixel,
+                          s.options.refinePose);
   } catch (const std::runtime_error& e) {  // degenerate inliers (e.g. all on a line)
     s.timings.pose = msSince(t);
     return reject(std::string("no pose: ") + e.what());

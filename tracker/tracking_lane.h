@@ -65,6 +65,8 @@ struct TrackingLaneOptions {
   double maxCornerJumpPx = 100.0;
   /// Plausibility limits of the tracked quad.
   QuadLimits quad;
+  /// Refine the IPPE pose on the inlier patches by Levenberg-Marquardt (tracker/pose.h).
+  bool refinePose = true;
 };
 
 /// Per-stage wall-clock times of one track() call, milliseconds (steady_clock); 0 when a stage

@@ -78,8 +78,10 @@ PipelineOptions pipelineOptions(const config::Config& c, const std::string& sour
   d.ransacConfidence = c.ransac.confidence;
   d.minInliers = c.ransac.minInliers;
   d.quad = quadOf(c.quad);
+  d.precisionBits = c.descriptor.precisionBits;
+  d.refinePose = c.pose.refine;
 
-  // Tracking lane (minInlierFraction has no config key: the lane's default stays).
+  // Tracking lane.
   tracker::TrackingLaneOptions& t = p.tracker.tracking;
   t.patchSize = c.tracking.patchSize;
   t.maxPatches = c.tracking.maxPatches;
@@ -89,10 +91,14 @@ PipelineOptions pipelineOptions(const config::Config& c, const std::string& sour
   t.minInliers = c.tracking.minInliers;
   t.ransacThresholdPx = c.tracking.ransacThresholdPx;
   t.maxCornerJumpPx = c.tracking.maxCornerJumpPx;
+  t.minInlierFraction = c.tracking.minInlierFraction;
+  t.refinePose = c.pose.refine;
   t.quad = quadOf(c.quad);
 
   p.tracker.trackingEnabled = c.tracking.enabled;
   p.tracker.redetectEvery = c.tracking.redetectEvery;
+  p.tracker.retrackLostFrames = c.tracking.retrackLostFrames;
+  p.tracker.refineDetections = c.tracking.refineDetections;
   p.tracker.motion = c.motion.model == config::MotionModel::None ? tracker::MotionModelKind::None
                                                                   : tracker::MotionModelKind::ConstantVelocity;
 
@@ -110,12 +116,6 @@ PipelineOptions pipelineOptions(const config::Config& c, const std::string& sour
   p.trainingPrecisionBits = c.descriptor.precisionBits;
   p.trainingStorage = d.storage;
 
-  if (c.descriptor.precisionBits != 0)
-    p.warnings.push_back("descriptor.precision_bits = " + std::to_string(c.descriptor.precisionBits) +
-                         ": applied to training only; the detection lane computes at the GPU's own precision "
-                         "(DetectionLaneOptions has no precision override yet)");
-  if (!c.pose.refine)
-    p.warnings.push_back("pose.refine = false: ignored, the tracker always refines poses with Levenberg-Marquardt");
 
   // Rendering and output.
   p.renderEnabled = c.render.enabled;

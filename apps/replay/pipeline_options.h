@@ -55,14 +55,12 @@ int ransacMethodFlag(config::RansacMethod method);
 ///  - detector → FastDetectorOptions of the detection lane and of training (one detector for
 ///    both, so the target's keypoints and the frame's are alike);
 ///  - descriptor → training's descriptor type and orientation (the detection lane takes them from
-///    the model), SURF-ES storage (lane and training), precision_bits → training only (the
-///    detection lane has no precision override yet: a warning says so when it is not 0);
+///    the model), SURF-ES storage and precision_bits (lane and training);
 ///  - matcher.ratio → DetectionLaneOptions::matching.ratio; ransac → method flag, threshold,
 ///    iterations, confidence, min inliers; quad → QuadLimits of both lanes;
-///  - tracking → TrackingLaneOptions (minInlierFraction keeps its default: no config key),
-///    enabled → TrackerOptions::trackingEnabled, redetect_every → redetectEvery;
-///  - motion.model → MotionModelKind; pose.refine = false → a warning (the tracker always
-///    refines with Levenberg-Marquardt);
+///  - tracking → TrackingLaneOptions, enabled → TrackerOptions::trackingEnabled,
+///    redetect_every / retrack_lost_frames / refine_detections → TrackerOptions;
+///  - motion.model → MotionModelKind; pose.refine → refinePose of both lanes;
 ///  - target → TargetTrainerOptions (working_size, width_m, max_tracking_patches → maxPatches);
 ///  - render → AugmentationStyle, renderEnabled, overlay; output → codec, videoFps.
 /// camera is mapped by cameraCalibration() once the frame size is known.

@@ -53,7 +53,7 @@ Config everythingChanged() {
   c.matcher = {MatcherBackend::Cpu, 0.8, true};
   c.ransac = {RansacMethod::UsacAccurate, 2.5, 5000, 0.999, 12};
   c.quad = {0.01, 2.0, 4.5, 3.0, 0.25};
-  c.tracking = {false, 12, 250, 6, 3, 0.65, 8, 2.0, 50.5, 15};
+  c.tracking = {false, 12, 250, 6, 3, 0.65, 8, 2.0, 50.5, 15, 0.55, 2, false};
   c.motion.model = MotionModel::None;
   c.pose.refine = false;
   c.camera = {"calib/phone \"cam\" \\ é.yml", 72.5};
