@@ -35,6 +35,9 @@ int main(int argc, char** argv) {
   app.add_option("--gt", request.groundTruth,
                  "ground-truth corners (gt.tsv: name ulx uly urx ury lrx lry llx lly per frame) for the accuracy");
   app.add_option("--frames", request.maxFrames, "stop after N frames")->check(CLI::PositiveNumber);
+  app.add_option("--loop", request.loops, "play the input N times in a row (a soak test from a short video)")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
   app.add_option("--progress", request.progressEvery, "progress line on stderr every N frames (0: none)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 namespace nft::config {
@@ -135,6 +136,36 @@ int lineOf(const YAML::Node& node) {
   const YAML::Mark mark = node.Mark();
   return mark.is_null() ? 0 : mark.line + 1;
 }
+
+// Counts the documents of a YAML text through yaml-cpp's event API, stopping at the second.
+// YAML::LoadAll is not used: yaml-cpp 0.7 (Debian 12) never returns from it on some malformed
+// texts — after a stray flow end (",a:\nb>3]\n") its parser reports empty documents forever,
+// growing memory until the process dies (found by tests/fuzz/config_fuzzer.cpp).
+class DocumentCounter : public YAML::EventHandler {
+ public:
+  int documents = 0;
+  /// Where the second document's first node is (null when there is none).
+  YAML::Mark secondNode = YAML::Mark::null_mark();
+
+  void OnDocumentStart(const YAML::Mark&) override { ++documents; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override { node(mark); }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    node(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    node(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void node(const YAML::Mark& mark) {
+    if (documents == 2 && secondNode.is_null()) secondNode = mark;
+  }
+};
 
 // Optimal string alignment distance (Levenshtein plus adjacent transpositions).
 std::size_t editDistance(const std::string& a, const std::string& b) {
@@ -577,9 +608,14 @@ bool operator==(const Config& a, const Config& b) {
 bool operator!=(const Config& a, const Config& b) { return !(a == b); }
 
 Config parseConfig(const std::string& yamlText, const std::string& sourceName) {
-  std::vector<YAML::Node> documents;
+  DocumentCounter counter;
+  YAML::Node root;
   try {
-    documents = YAML::LoadAll(yamlText);
+    std::istringstream in(yamlText);
+    YAML::Parser parser(in);
+    while (counter.documents < 2 && parser.HandleNextDocument(counter)) {
+    }
+    if (counter.documents == 1) root = YAML::Load(yamlText);
   } catch (const YAML::Exception& e) {
     const int line = e.mark.is_null() ? 0 : e.mark.line + 1;
     std::string what = "malformed YAML: " + e.msg;
@@ -587,11 +623,10 @@ Config parseConfig(const std::string& yamlText, const std::string& sourceName) {
     fail(sourceName, line, "", what);
   }
   Config config;
-  if (documents.empty()) return config;
-  if (documents.size() > 1)
-    fail(sourceName, lineOf(documents[1]), "",
+  if (counter.documents == 0) return config;
+  if (counter.documents > 1)
+    fail(sourceName, counter.secondNode.is_null() ? 0 : counter.secondNode.line + 1, "",
          "a second YAML document begins here; a config file holds one document");
-  const YAML::Node root = documents[0];
   if (root.IsNull()) return config;
 
   std::vector<std::string> sectionNames;

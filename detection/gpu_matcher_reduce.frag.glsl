@@ -46,7 +46,7 @@ float targetDistance(float target) {
   float x = (column * TEXELS_F + 0.5) / u_targets_size.x;
   float invWidth = 1.0 / u_targets_size.x;
   float s = 0.0;
-  for (int k = 0; k < TEXELS; ++k) {
+  for (int k = 0; k < TEXELS; k++) {
 #ifdef TARGET_FLOAT
     s += dot(query[k], texture2D(u_targets, vec2(x + float(k) * invWidth, rowV)));
 #else
@@ -83,7 +83,7 @@ void main() {
 #ifndef TARGET_FLOAT
   qsum = 0.0;
 #endif
-  for (int t = 0; t < BINS_QUARTER; ++t) {
+  for (int t = 0; t < BINS_QUARTER; t++) {
     vec4 v = queryTexel(origin, float(t));
     qq += dot(v, v);
 #ifdef TARGET_FLOAT
@@ -108,7 +108,7 @@ void main() {
     best = decode16(a.b, a.a);
     second = decode16(b.r, b.g);
   }
-  for (int j = 0; j < MAX_TILES; ++j) {
+  for (int j = 0; j < MAX_TILES; j++) {
     float fj = float(j);
     if (fj >= u_reduce.x) break;
     vec4 p = floor(texture2D(u_partials, (vec2(group * u_reduce.x + fj, row) + 0.5) / u_partials_size) * 255.0 + 0.5);

@@ -33,7 +33,7 @@ void main() {
 #ifndef TARGET_FLOAT
   vec2 qsum = vec2(0.0);
 #endif
-  for (int t = 0; t < BINS_QUARTER; ++t) {
+  for (int t = 0; t < BINS_QUARTER; t++) {
     vec4 a = queryTexel(originA, float(t));
     vec4 b = queryTexel(originB, float(t));
     qq += vec2(dot(a, a), dot(b, b));
@@ -60,12 +60,12 @@ void main() {
   vec2 b2 = vec2(NONE);
   vec2 i1 = vec2(0.0);
   vec2 i2 = vec2(0.0);
-  for (int i = 0; i < TILE; ++i) {
+  for (int i = 0; i < TILE; i++) {
     float fi = float(i);
     if (base + fi >= u_scan.w) break;
     float x = (fi * TEXELS_F + 0.5) * invWidth;
     vec2 s = vec2(0.0);
-    for (int k = 0; k < TEXELS; ++k) {
+    for (int k = 0; k < TEXELS; k++) {
 #ifdef TARGET_FLOAT
       vec4 t = texture2D(u_targets, vec2(x + float(k) * invWidth, rowV));
 #else

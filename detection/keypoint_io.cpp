@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -59,7 +60,9 @@ KeypointCsv readKeypointsCsv(const std::string& path) {
       char* end = nullptr;
       errno = 0;
       const double v = std::strtod(text.c_str(), &end);
-      if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
+      // Finite as a float too: 1e39 is a finite double but no float (the cast would give inf).
+      if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v) ||
+          std::abs(v) > static_cast<double>(std::numeric_limits<float>::max()))
         throw std::runtime_error("keypoint file '" + path + "' line " + std::to_string(lineNumber) + ", column " +
                                  names[c] + ": '" + text + "' is not a finite number");
       values[c] = static_cast<float>(v);

@@ -10,8 +10,8 @@ uniform vec2 u_sums_size;
 void main() {
   vec2 first = nft_texel_index() * BLOCK + 0.5;
   float squares = 0.0;
-  for (int y = 0; y < USED_INT; ++y) {
-    for (int x = 0; x < USED_INT; ++x) {
+  for (int y = 0; y < USED_INT; y++) {
+    for (int x = 0; x < USED_INT; x++) {
       vec4 texel = texture2D(u_sums, (first + vec2(float(x), float(y))) / u_sums_size);
 #ifdef NFT_FLOAT_STORAGE
       squares = NFT_Q(squares + dot(texel, texel));

@@ -3,6 +3,8 @@
 #include <GLES2/gl2.h>
 #include <GLES2/gl2ext.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 #include "gpu/gpu_error.h"
@@ -81,7 +83,23 @@ int Capabilities::fragmentPrecisionBits() const {
   return high.supported() ? high.precision : fragmentFloat[static_cast<size_t>(Qualifier::Mediump)].precision;
 }
 
+bool coreOnlyFromEnvironment() {
+  const char* env = std::getenv("NFT_CORE_ONLY");
+  return env != nullptr && *env != '\0' && std::string_view(env) != "0";
+}
+
+void debugAssertExtension([[maybe_unused]] const Capabilities& caps, [[maybe_unused]] Extension e,
+                          [[maybe_unused]] const char* where) {
+#ifndef NDEBUG
+  if (caps.has(e)) return;
+  std::fprintf(stderr, "nft: %s uses %s, which the capability probe did not allow%s\n", where,
+               std::string(toString(e)).c_str(), caps.coreOnly ? " (core-only)" : "");
+  std::abort();
+#endif
+}
+
 Capabilities probeCapabilities(bool coreOnly) {
+  coreOnly = coreOnly || coreOnlyFromEnvironment();
   Capabilities caps;
   caps.glVersion = glString(GL_VERSION);
   if (caps.glVersion.empty())

@@ -80,10 +80,24 @@ struct Capabilities {
   int fragmentPrecisionBits() const;
 };
 
-/// Probes the context current on this thread. With `coreOnly`, reports every optional
-/// extension as absent (and float targets as not renderable), so callers take the GLES 2.0
-/// core paths. Leaves no GL object behind.
+/// Probes the context current on this thread. With `coreOnly` — or when the environment asks
+/// for it (coreOnlyFromEnvironment()) —, reports every optional extension as absent (and float
+/// targets as not renderable), so callers take the GLES 2.0 core paths. Leaves no GL object
+/// behind.
 /// @throws GpuError if no context is current (GL_VERSION is null).
 Capabilities probeCapabilities(bool coreOnly = false);
+
+/// The core-only switch for whole programs: true when the environment variable NFT_CORE_ONLY is
+/// set to anything but "" or "0". probeCapabilities() then masks every optional extension off
+/// whatever its argument, so nft_replay, nft_preview, the tests, ... run the GLES 2.0 core
+/// fallbacks a phone would take (NFT_CORE_ONLY=1 build/release/apps/nft_replay), without a flag
+/// of their own. Read at each probe.
+bool coreOnlyFromEnvironment();
+
+/// Debug builds (NDEBUG undefined): aborts with a message naming `e` and `where` unless `caps`
+/// allows `e`. Placed right before the GL calls that need an optional extension (and after the
+/// decision to use it), so that a path which skipped the probe fails on every debug and
+/// core-only run on a desktop instead of first on a phone. Release builds: does nothing.
+void debugAssertExtension(const Capabilities& caps, Extension e, const char* where);
 
 }  // namespace nft::gpu

@@ -45,8 +45,10 @@ const TimerQueryApi& timerQueryApi() {
 }  // namespace
 
 GpuTimer::GpuTimer(const Capabilities& caps) {
-  if (caps.has(Extension::ExtDisjointTimerQuery) && !caps.softwareRenderer && timerQueryApi().complete())
+  if (caps.has(Extension::ExtDisjointTimerQuery) && !caps.softwareRenderer && timerQueryApi().complete()) {
+    debugAssertExtension(caps, Extension::ExtDisjointTimerQuery, "GpuTimer");  // every query call needs query_
     timerQueryApi().genQueries(1, &query_);
+  }
 }
 
 GpuTimer::~GpuTimer() {

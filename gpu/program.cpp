@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <sstream>
+#include <utility>
 
 #include "gpu/gpu_error.h"
 #include "gpu/texture.h"
@@ -12,6 +13,11 @@
 namespace nft::gpu {
 
 namespace {
+
+ShaderSourceObserver& sourceObserver() {
+  static ShaderSourceObserver observer;
+  return observer;
+}
 
 /// Where one piece sits in the assembled source: lines [firstLine, firstLine + lineCount).
 struct PieceSpan {
@@ -79,6 +85,11 @@ int locationLine(const std::string& s) {
 
 }  // namespace
 
+ShaderSourceObserver setShaderSourceObserver(ShaderSourceObserver observer) {
+  std::swap(sourceObserver(), observer);
+  return observer;
+}
+
 int firstErrorLine(const std::string& log) {
   std::istringstream in(log);
   int first = 0;
@@ -110,6 +121,11 @@ GLuint compile(GLenum stage, const std::string& program, const std::vector<Shade
                const std::vector<std::string>& defines) {
   const Assembled src = assemble(pieces, defines);
   const char* stageName = stage == GL_VERTEX_SHADER ? "vertex" : "fragment";
+  if (const ShaderSourceObserver& observer = sourceObserver()) {
+    AssembledShader shown{program, stage == GL_FRAGMENT_SHADER, {}, src.source};
+    for (const ShaderSource& piece : pieces) shown.pieces.emplace_back(piece.name);
+    observer(shown);
+  }
   GLuint shader = glCreateShader(stage);
   if (shader == 0) throw GpuError("program '" + program + "': glCreateShader failed (" + glErrorName(glGetError()) + ")");
   const char* text = src.source.c_str();

@@ -5,6 +5,7 @@
 // concatenated after "#version 100" and the requested #defines. Errors are mapped back to
 // the piece and line they came from.
 
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -19,6 +20,21 @@ class Texture;
 /// located message); 0 if none is recognised. Understands the location formats of Mesa
 /// ("0:12(5): error: …"), NVIDIA ("0(12) : error C…") and ARM/Qualcomm ("ERROR: 0:12: …").
 int firstErrorLine(const std::string& log);
+
+/// One shader stage exactly as Program hands it to the driver (glShaderSource): for tools that
+/// check the shaders the code really compiles, e.g. tests/gpu/shader_sources.cpp, which feeds
+/// them to glslangValidator.
+struct AssembledShader {
+  std::string program;              ///< the Program's name
+  bool fragment = false;            ///< fragment stage (else vertex)
+  std::vector<std::string> pieces;  ///< names of the pieces, in order (ShaderSource::name)
+  std::string source;               ///< "#version 100", the #defines, then the pieces
+};
+/// Called with every stage's source right before it is compiled; empty: none (the default).
+using ShaderSourceObserver = std::function<void(const AssembledShader&)>;
+/// Installs `observer` (an empty function removes it) and returns the previous one. Process-wide
+/// and not synchronised: set it before building programs, on the thread that builds them.
+ShaderSourceObserver setShaderSourceObserver(ShaderSourceObserver observer);
 
 /// The vertex attribute every program gets at location 0 (bound before linking).
 inline constexpr const char* kPositionAttribute = "a_position";

@@ -79,6 +79,8 @@ Texture::Texture(const Capabilities& caps, int width, int height, TextureFormat 
     throw GpuError(what + ": needs GL_OES_texture_half_float, which this context lacks or is masked off");
   if (format == TextureFormat::Rgba32F && !caps.has(Extension::OesTextureFloat))
     throw GpuError(what + ": needs GL_OES_texture_float, which this context lacks or is masked off");
+  if (format == TextureFormat::Rgba16F) debugAssertExtension(caps, Extension::OesTextureHalfFloat, what.c_str());
+  if (format == TextureFormat::Rgba32F) debugAssertExtension(caps, Extension::OesTextureFloat, what.c_str());
   glGenTextures(1, &id_);
   bind();
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
@@ -144,6 +146,13 @@ void Texture::upload(const void* data, const Rect& region) {
 void Texture::setFilter(Filter min, Filter mag) {
   if (mag != Filter::Nearest && mag != Filter::Linear)
     throw std::invalid_argument("Texture::setFilter: the magnification filter must be Nearest or Linear");
+  // GLES 2.0 core samples such textures as incomplete (black): linear filtering of float
+  // textures needs OES_texture_float_linear / OES_texture_half_float_linear, which nothing probes.
+  if ((format_ == TextureFormat::Rgba16F || format_ == TextureFormat::Rgba32F) &&
+      (mag == Filter::Linear || (min != Filter::Nearest && min != Filter::NearestMipmapNearest)))
+    throw std::invalid_argument(std::string("Texture::setFilter: ") + formatName(format_) +
+                                " textures take Nearest or NearestMipmapNearest filters only (linear filtering "
+                                "of float textures is not in OpenGL ES 2.0 core)");
   bind();
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, glFilter(min));
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, glFilter(mag));

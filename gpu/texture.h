@@ -51,7 +51,8 @@ class Texture {
   /// tightly packed, first row first. @throws GpuError if the region is not inside.
   void upload(const void* data, const Rect& region);
   /// Sets the min and mag filters. Mipmap min filters need generateMipmap() first.
-  /// @throws std::invalid_argument for a mipmap filter as mag filter.
+  /// @throws std::invalid_argument for a mipmap filter as mag filter, or a linear filter on a
+  ///         float texture (OES_texture_float_linear is not probed: not GLES2 core).
   void setFilter(Filter min, Filter mag);
   /// Builds the mipmap chain from level 0 (glGenerateMipmap: each level a 2×2 box average of
   /// the one above, seeds/000 section 4.2). GLES2 core needs power-of-two sides.

@@ -14,9 +14,10 @@ PACKAGES=(
   # command lines; logging; JSON output; CRC-32 of model files
   libopencv-dev libeigen3-dev libyaml-cpp-dev libglfw3-dev libcli11-dev libspdlog-dev nlohmann-json3-dev
   zlib1g-dev
-  # Tests and benchmarks; a virtual X server for the preview window's test
+  # Tests and benchmarks; a virtual X server for the preview window's test; the Khronos GLSL
+  # reference compiler (glslangValidator) for the shaders' GLSL ES 1.00 conformance test
   libgtest-dev libgmock-dev libbenchmark-dev
-  xvfb xauth
+  xvfb xauth glslang-tools
   # Real sample images (graf1.png, building.jpg): nft_replay's built-in default input is
   # synthesised from them at run time
   opencv-doc

@@ -28,6 +28,14 @@ cv::FileNode findKey(const cv::FileStorage& fs, std::initializer_list<const char
 // Reads a numeric matrix (an opencv-matrix node) as CV_64F; fails naming `key` otherwise.
 cv::Mat readMatrix(const cv::FileNode& node, const std::string& key, const std::string& path) {
   if (!node.isMap()) fail(path, "key '" + key + "' is not a matrix (expected an opencv-matrix)");
+  // The size is checked before OpenCV allocates it: a corrupt `cols` would otherwise ask for
+  // gigabytes (found by tests/fuzz/calibration_fuzzer.cpp). Every matrix here is at most 14 long.
+  const cv::FileNode rows = node["rows"], cols = node["cols"];
+  if (!rows.isInt() || !cols.isInt()) fail(path, "key '" + key + "' has no integer rows and cols");
+  if (static_cast<int>(rows) < 1 || static_cast<int>(cols) < 1 || static_cast<int>(rows) > 16 ||
+      static_cast<int>(cols) > 16)
+    fail(path, "key '" + key + "' is " + std::to_string(static_cast<int>(rows)) + "x" +
+                   std::to_string(static_cast<int>(cols)) + " (expected at most 16x16)");
   cv::Mat m;
   try {
     node >> m;
@@ -71,34 +79,46 @@ CameraCalibration loadCalibration(const std::string& path) {
     if (!fs.open(path, cv::FileStorage::READ)) fail(path, "cannot be opened");
   } catch (const cv::Exception& e) {
     fail(path, "cannot be parsed (" + e.err + ")");
+  } catch (const std::runtime_error&) {
+    throw;  // ours
+  } catch (const std::exception& e) {
+    // OpenCV's parser lets some standard exceptions through, e.g. std::length_error for a key
+    // such as ":dt f" (found by tests/fuzz/calibration_fuzzer.cpp).
+    fail(path, std::string("cannot be parsed (") + e.what() + ")");
   }
   CameraCalibration c;
   c.source = path;
-
-  std::string kKey;
-  const cv::FileNode kNode = findKey(fs, {"camera_matrix", "cameraMatrix"}, kKey);
-  if (kNode.empty()) fail(path, "missing key 'camera_matrix' (or 'cameraMatrix')");
-  const cv::Mat k = readMatrix(kNode, kKey, path);
-  if (k.rows != 3 || k.cols != 3) {
-    fail(path, "key '" + kKey + "' must be 3x3, got " + std::to_string(k.rows) + "x" + std::to_string(k.cols));
-  }
-  c.K = cv::Matx33d(k);
-  validateK(c.K, kKey, path);
-
-  std::string dKey;
-  const cv::FileNode dNode = findKey(fs, {"distortion_coefficients", "distCoeffs"}, dKey);
-  if (!dNode.empty()) {
-    const cv::Mat d = readMatrix(dNode, dKey, path);
-    if (d.rows != 1 && d.cols != 1) fail(path, "key '" + dKey + "' must be a row or a column");
-    const int n = static_cast<int>(d.total());
-    if (n != 4 && n != 5 && n != 8 && n != 12 && n != 14) {
-      fail(path, "key '" + dKey + "' must hold 4, 5, 8, 12 or 14 coefficients, got " + std::to_string(n));
+  // OpenCV asserts (cv::Exception) where the file's structure is not what a lookup expects, e.g.
+  // a top level that is not a map (found by tests/fuzz/calibration_fuzzer.cpp): named as a file
+  // that cannot be parsed, like the other errors.
+  try {
+    std::string kKey;
+    const cv::FileNode kNode = findKey(fs, {"camera_matrix", "cameraMatrix"}, kKey);
+    if (kNode.empty()) fail(path, "missing key 'camera_matrix' (or 'cameraMatrix')");
+    const cv::Mat k = readMatrix(kNode, kKey, path);
+    if (k.rows != 3 || k.cols != 3) {
+      fail(path, "key '" + kKey + "' must be 3x3, got " + std::to_string(k.rows) + "x" + std::to_string(k.cols));
     }
-    c.distortion = d.reshape(1, 1).clone();
-  }
+    c.K = cv::Matx33d(k);
+    validateK(c.K, kKey, path);
 
-  c.imageSize.width = readPositiveInt(fs, "image_width", path);
-  c.imageSize.height = readPositiveInt(fs, "image_height", path);
+    std::string dKey;
+    const cv::FileNode dNode = findKey(fs, {"distortion_coefficients", "distCoeffs"}, dKey);
+    if (!dNode.empty()) {
+      const cv::Mat d = readMatrix(dNode, dKey, path);
+      if (d.rows != 1 && d.cols != 1) fail(path, "key '" + dKey + "' must be a row or a column");
+      const int n = static_cast<int>(d.total());
+      if (n != 4 && n != 5 && n != 8 && n != 12 && n != 14) {
+        fail(path, "key '" + dKey + "' must hold 4, 5, 8, 12 or 14 coefficients, got " + std::to_string(n));
+      }
+      c.distortion = d.reshape(1, 1).clone();
+    }
+
+    c.imageSize.width = readPositiveInt(fs, "image_width", path);
+    c.imageSize.height = readPositiveInt(fs, "image_height", path);
+  } catch (const cv::Exception& e) {
+    fail(path, "unexpected structure (" + e.err + ")");
+  }
   return c;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <filesystem>
 #include <stdexcept>
 #include <vector>
@@ -87,6 +88,38 @@ class FolderSource : public FrameSource {
   size_t next_ = 0;
 };
 
+/// Another source's input, played several times (loopFrameSource).
+class LoopSource : public FrameSource {
+ public:
+  LoopSource(std::function<std::unique_ptr<FrameSource>()> open, int loops)
+      : open_(std::move(open)), loops_(loops), current_(open_()) {
+    const int perPass = current_->frameCount();
+    frameCount_ = perPass >= 0 && static_cast<long long>(perPass) * loops_ <= INT_MAX ? perPass * loops_ : -1;
+    fps_ = current_->fps();
+    description_ = current_->description() + " (" + std::to_string(loops_) + " times)";
+  }
+
+  bool read(cv::Mat& frame) override {
+    while (!current_->read(frame)) {
+      if (++pass_ >= loops_) return false;
+      current_ = open_();
+    }
+    return true;
+  }
+  int frameCount() const override { return frameCount_; }
+  double fps() const override { return fps_; }
+  std::string description() const override { return description_; }
+
+ private:
+  std::function<std::unique_ptr<FrameSource>()> open_;
+  int loops_;
+  int pass_ = 0;
+  std::unique_ptr<FrameSource> current_;
+  int frameCount_ = -1;
+  double fps_ = 0.0;
+  std::string description_;
+};
+
 bool isImageFile(const fs::path& p) {
   std::string ext = p.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
@@ -126,6 +159,12 @@ std::unique_ptr<FrameSource> openFrameSource(const std::string& spec) {
     return std::make_unique<CaptureSource>(std::move(capture), "camera " + spec, false);
   }
   throw std::runtime_error("video '" + spec + "' does not exist (expected a video file, a folder of frames or a camera index)");
+}
+
+std::unique_ptr<FrameSource> loopFrameSource(const std::function<std::unique_ptr<FrameSource>()>& open, int loops) {
+  if (loops < 1) throw std::invalid_argument("loopFrameSource: loops must be >= 1, got " + std::to_string(loops));
+  if (loops == 1) return open();
+  return std::make_unique<LoopSource>(open, loops);
 }
 
 }  // namespace nft::replay

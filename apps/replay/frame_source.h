@@ -2,6 +2,7 @@
 // Where the replay's frames come from: a video file, a folder of numbered images, or a camera
 // (V4L2 through cv::VideoCapture), behind one interface so the replay loop does not care.
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -34,5 +35,11 @@ class FrameSource {
 /// @throws std::runtime_error naming `spec` when it does not exist, is an empty folder, or
 ///   cannot be opened as a video or camera.
 std::unique_ptr<FrameSource> openFrameSource(const std::string& spec);
+
+/// Plays the input `open()` gives `loops` times in a row (nft_replay --loop: a long soak run from
+/// a short video): when one pass ends, `open` is called again for the next. frameCount() is the
+/// total (-1 when a pass's count is unknown); fps() and description() are the first pass's.
+/// `loops` = 1 returns `open()` itself. @throws std::invalid_argument if loops < 1.
+std::unique_ptr<FrameSource> loopFrameSource(const std::function<std::unique_ptr<FrameSource>()>& open, int loops);
 
 }  // namespace nft::replay

@@ -9,8 +9,12 @@
 
 namespace nft::replay {
 
-/// Prints "frame i/N  x.x fps (tracker y.y)  detecting a  tracking b  lost c  found p%" to
-/// `out` every `every` frames (every > 0; 0 disables it).
+/// The process's resident set size, MiB (Linux /proc/self/statm); -1 when it cannot be read.
+double residentMegabytes();
+
+/// Prints "frame i/N  x.x fps (tracker y.y)  detecting a  tracking b  lost c  found p%  rss m MB"
+/// to `out` every `every` frames (every > 0; 0 disables it); rss is the process's resident memory
+/// (/proc/self/statm; -1 where there is none), so a long replay shows whether memory grows.
 class ProgressLine {
  public:
   /// `total` frames expected (-1 when unknown, printed as "?").

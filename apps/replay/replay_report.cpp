@@ -32,6 +32,14 @@ nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : 
 
 }  // namespace
 
+void ReplayStats::reserve(int frames) {
+  if (frames <= 0) return;
+  const auto n = static_cast<size_t>(std::min(frames, 1000000));  // beyond that, grow as needed
+  states_.reserve(n);
+  timings_.reserve(n);
+  renderMs_.reserve(n);
+}
+
 void ReplayStats::add(const tracker::TrackResult& result, double renderMs, std::optional<double> alignmentErrorPx) {
   states_.push_back(result.state);
   timings_.push_back(result.timings);

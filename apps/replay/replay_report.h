@@ -21,6 +21,10 @@ class ReplayStats {
   /// std::nullopt when the frame has no ground truth, +infinity when the target was not found
   /// although ground truth exists: a failure).
   void add(const tracker::TrackResult& result, double renderMs, std::optional<double> alignmentErrorPx);
+  /// Makes room for `frames` frames at once (the input's length, when known): the per-frame
+  /// records (~130 bytes a frame, what the medians need) then grow without reallocating, so a long
+  /// run's memory rises by just those records (scripts/soak.sh).
+  void reserve(int frames);
 
   int frames() const { return static_cast<int>(states_.size()); }
   int found() const { return found_; }

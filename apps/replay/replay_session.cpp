@@ -19,6 +19,7 @@
 #include "apps/replay/video_output.h"
 #include "gpu/capabilities.h"
 #include "gpu/context.h"
+#include "gpu/gpu_error.h"
 #include "render/offscreen_target.h"
 #include "tracker/tracker.h"
 
@@ -44,7 +45,25 @@ struct RunInfo {
   std::vector<std::string> warnings;
   double decodeMs = 0, encodeMs = 0, wallSeconds = 0;
   bool rendered = false;
+  int glErrors = 0;          ///< GL error checks that found one (checkGlErrors)
+  std::string firstGlError;  ///< the first of them, with the frame
 };
+
+/// glGetError() is checked every this many frames and at the end of the run.
+constexpr int kGlCheckEvery = 30;
+
+/// Drains the GL error flags (gpu::checkGl): an error means a GL call of the frames since the last
+/// check failed. Counted for the report; the first is printed. Not fatal: the run goes on.
+void checkGlErrors(int frame, RunInfo& info) {
+  try {
+    gpu::checkGl(("GL error by frame " + std::to_string(frame)).c_str());
+  } catch (const gpu::GpuError& e) {
+    if (info.glErrors++ == 0) {
+      info.firstGlError = e.what();
+      std::fprintf(stderr, "nft_replay: warning: %s\n", e.what());
+    }
+  }
+}
 
 nlohmann::json reportJson(const ReplayStats& stats, const RunInfo& info, bool completed, const std::string& error) {
   nlohmann::json j = stats.toJson();
@@ -69,6 +88,8 @@ nlohmann::json reportJson(const ReplayStats& stats, const RunInfo& info, bool co
   j["gl_version"] = info.glVersion;
   j["egl_platform"] = info.eglPlatform;
   j["rendered"] = info.rendered;
+  j["gl_errors"] = info.glErrors;
+  j["gl_first_error"] = info.firstGlError.empty() ? nlohmann::json(nullptr) : nlohmann::json(info.firstGlError);
   const int n = stats.frames();
   j["io_mean_ms"] = {{"decode", finiteOrNull(n > 0 ? info.decodeMs / n : NAN)},
                      {"encode", finiteOrNull(n > 0 ? info.encodeMs / n : NAN)}};
@@ -135,11 +156,12 @@ int runReplay(const ReplayRequest& request) {
     // Input first (cheap, and the most common mistake), then the GPU and the target.
     std::shared_ptr<const SyntheticSequence> synthetic;
     std::unique_ptr<FrameSource> source;
+    if (request.loops < 1) throw std::runtime_error("--loop must be at least 1, got " + std::to_string(request.loops));
     if (request.video.empty()) {
       synthetic = std::make_shared<const SyntheticSequence>(request.synthetic);
-      source = std::make_unique<SyntheticFrameSource>(synthetic);
+      source = loopFrameSource([synthetic] { return std::make_unique<SyntheticFrameSource>(synthetic); }, request.loops);
     } else {
-      source = openFrameSource(request.video);
+      source = loopFrameSource([&] { return openFrameSource(request.video); }, request.loops);
     }
     info.input = source->description();
     std::vector<QuadCorners> groundTruth;
@@ -147,6 +169,10 @@ int runReplay(const ReplayRequest& request) {
       groundTruth = loadGroundTruth(request.groundTruth);
     else if (synthetic)
       groundTruth = synthetic->groundTruth();
+    if (request.loops > 1) {  // the same frames again: the same ground truth
+      const std::vector<QuadCorners> pass = groundTruth;
+      for (int i = 1; i < request.loops; ++i) groundTruth.insert(groundTruth.end(), pass.begin(), pass.end());
+    }
 
     const gpu::Context context = gpu::Context::createHeadless();
     const gpu::Capabilities caps = gpu::probeCapabilities();
@@ -206,6 +232,9 @@ int runReplay(const ReplayRequest& request) {
                               ? request.maxFrames
                               : source->frameCount(),
                           request.progressEvery);
+    stats.reserve(request.maxFrames > 0 && (source->frameCount() < 0 || request.maxFrames < source->frameCount())
+                      ? request.maxFrames
+                      : source->frameCount());
     cv::Mat output;
     bool stoppedEarly = false;  // by --frames, before the input's end
     for (int index = 0;; ++index) {
@@ -239,6 +268,7 @@ int runReplay(const ReplayRequest& request) {
         info.encodeMs += msSince(encodeStart);
       }
       progress.update(stats);
+      if ((index + 1) % kGlCheckEvery == 0) checkGlErrors(index, info);
 
       if (request.maxFrames > 0 && index + 1 >= request.maxFrames) {
         stoppedEarly = true;
@@ -248,6 +278,7 @@ int runReplay(const ReplayRequest& request) {
       if (!source->read(frame)) break;
       info.decodeMs += msSince(decodeStart);
     }
+    checkGlErrors(stats.frames() - 1, info);
     if (video) video->close();
     if (!stoppedEarly && !groundTruth.empty() && groundTruth.size() != static_cast<size_t>(stats.frames())) {
       // Success rates cover the frames both have; a mismatch usually means the wrong gt file.

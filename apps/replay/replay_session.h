@@ -31,6 +31,9 @@ struct ReplayRequest {
   bool noRender = false;
   /// Stop after this many frames (> 0), or -1 for the whole input.
   int maxFrames = -1;
+  /// Play the input this many times in a row (>= 1; a soak test from a short video). Ground
+  /// truth, when given, is repeated with it.
+  int loops = 1;
   /// Progress line every N frames (0 = none).
   int progressEvery = 30;
   /// Options of the synthetic sequence (used when target and video are empty).

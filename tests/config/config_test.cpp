@@ -249,6 +249,9 @@ TEST(ConfigErrors, TopLevelMustBeOneMap) {
   expectError("- detector\n- tracking\n", 1, "", {"the top level must be a map of sections", "(a list)"});
   expectError("just text\n", 1, "", {"the top level must be a map"});
   expectError("pose:\n  refine: true\n---\npose:\n  refine: false\n", 4, "", {"second YAML document"});
+  // A stray flow end after a map: yaml-cpp 0.7's LoadAll never returned on it, growing memory
+  // (found by tests/fuzz/config_fuzzer.cpp); now an error like any malformed text.
+  parseError(",craking:\npu>3]\n");
 }
 
 TEST(ConfigErrors, DuplicateKeysAndSections) {

@@ -56,6 +56,8 @@ TEST_F(KeypointIo, BadFilesNameFileLineAndColumn) {
   EXPECT_NE(errorOf("x,y,scale\n1,2\n").find("line 2: 2 values (expected 3)"), std::string::npos);
   EXPECT_NE(errorOf("x,y,scale\n1,2,3\n1,2,nan\n").find("line 3, column scale: 'nan'"), std::string::npos);
   EXPECT_NE(errorOf("x,y,scale\n1,2x,3\n").find("column y: '2x'"), std::string::npos);
+  // A finite double beyond float's range (found by tests/fuzz/keypoint_csv_fuzzer.cpp).
+  EXPECT_NE(errorOf("x,y,scale\n1,2e70,3\n").find("column y: '2e70' is not a finite number"), std::string::npos);
   EXPECT_NE(errorOf("").find("empty"), std::string::npos);
   EXPECT_THROW(readKeypointsCsv((dir_ / "missing.csv").string()), std::runtime_error);
 }

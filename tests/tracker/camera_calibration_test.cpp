@@ -113,6 +113,22 @@ TEST_F(CalibrationFile, ErrorsNameTheFileAndTheKey) {
   expectError(writeText("negf.yml", yamlWithK("-800, 0, 400, 0, 800, 300, 0, 0, 1")), "camera_matrix", "focal");
   expectError(writeText("not3x3.yml", yamlWithK("800, 0, 400, 0, 800, 300", 2, 3)), "camera_matrix", "3x3");
   expectError(writeText("nan.yml", yamlWithK(".nan, 0, 400, 0, 800, 300, 0, 0, 1")), "camera_matrix", "NaN");
+  // A corrupt size is refused before OpenCV allocates it (found by tests/fuzz/calibration_fuzzer.cpp).
+  expectError(writeText("hugecols.yml", yamlWithK("1, 2", 1, 2000000000)), "camera_matrix", "at most 16x16");
+  // A top level that is not a map: OpenCV's lookup asserts; named as the file's structure.
+  try {
+    loadCalibration(writeText("sequence.yml", "%YAML:1.0\n- camera_matrix: 1\n"));
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("sequence.yml': unexpected structure"), std::string::npos) << e.what();
+  }
+  // OpenCV's parser throws std::length_error on this key: a runtime_error naming the file.
+  try {
+    loadCalibration(writeText("badkey.yml", "%YAML:1.0\n---\ncamerix: !!opencv-matrix\n   rows: 3\n   :dt f\n"));
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("badkey.yml': cannot be parsed"), std::string::npos) << e.what();
+  }
   expectError(writeText("text.yml", "%YAML:1.0\n---\nimage_width: 800\nimage_height: 600\ncamera_matrix: \"eight hundred\"\n"),
               "camera_matrix", "not a matrix");
   expectError(writeText("textw.yml", "%YAML:1.0\n---\nimage_width: wide\nimage_height: 600\ncamera_matrix: !!opencv-matrix\n"

@@ -1,0 +1,255 @@
+// Our tracker and the OpenCV baselines over a video with ground truth (see tracking_eval.h).
+
+#include "apps/eval/tracking_eval.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+#include <opencv2/imgcodecs.hpp>
+
+#include "apps/eval/opencv_threads.h"
+#include "apps/replay/frame_source.h"
+#include "apps/replay/ground_truth.h"
+#include "apps/replay/replay_session.h"
+#include "apps/replay/target_loader.h"
+#include "gpu/capabilities.h"
+#include "gpu/context.h"
+#include "tracker/tracker.h"
+
+namespace nft::eval {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double medianOf(std::vector<double> v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  const size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  if (v.size() % 2 == 1) return v[mid];
+  const double upper = v[mid];
+  const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+  return std::isinf(upper) ? upper : 0.5 * (lower + upper);
+}
+
+std::string formatDouble(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+void checkFolderOf(const std::string& file, const char* what) {
+  if (file.empty()) return;
+  const std::filesystem::path folder = std::filesystem::path(file).parent_path();
+  if (!folder.empty() && !std::filesystem::is_directory(folder))
+    throw std::runtime_error(std::string("folder '") + folder.string() + "' of the " + what + " '" + file +
+                             "' does not exist");
+}
+
+/// The per-frame CSV, written as the run goes.
+class FrameCsv {
+ public:
+  explicit FrameCsv(const std::string& path) : path_(path), out_(path) {
+    if (!out_) throw std::runtime_error("cannot write per-frame file '" + path + "'");
+    out_ << "frame,method,found,error_px,ms,ulx,uly,urx,ury,lrx,lry,llx,lly\n";
+  }
+  void write(int frame, const std::string& method, bool found, double errorPx, double ms,
+             const std::vector<cv::Point2f>& corners) {
+    out_ << frame << ',' << method << ',' << (found ? 1 : 0) << ','
+         << (std::isfinite(errorPx) ? formatDouble("%.4f", errorPx) : std::string("inf")) << ','
+         << formatDouble("%.3f", ms);
+    for (size_t i = 0; i < 4; ++i) {
+      if (found && corners.size() == 4)
+        out_ << ',' << formatDouble("%.2f", corners[i].x) << ',' << formatDouble("%.2f", corners[i].y);
+      else
+        out_ << ",,";
+    }
+    out_ << '\n';
+    if (!out_) throw std::runtime_error("error while writing per-frame file '" + path_ + "'");
+  }
+
+ private:
+  std::string path_;
+  std::ofstream out_;
+};
+
+}  // namespace
+
+double MethodResult::successRate(double thresholdPx) const {
+  if (errorPx.empty()) return 0.0;
+  const auto n = std::count_if(errorPx.begin(), errorPx.end(), [&](double e) { return e <= thresholdPx; });
+  return static_cast<double>(n) / static_cast<double>(errorPx.size());
+}
+
+int MethodResult::successIn(int first, int last, double thresholdPx) const {
+  int n = 0;
+  for (int f = std::max(first, 1); f <= last && f <= frames(); ++f)
+    n += errorPx[static_cast<size_t>(f - 1)] <= thresholdPx ? 1 : 0;
+  return n;
+}
+
+double MethodResult::medianErrorPx() const { return medianOf(errorPx); }
+
+double MethodResult::medianMs() const { return medianOf(ms); }
+
+double MethodResult::trackedFraction() const {
+  return errorPx.empty() ? 0.0 : static_cast<double>(found) / static_cast<double>(errorPx.size());
+}
+
+std::vector<std::pair<double, double>> successCurve(const MethodResult& method, double maxPx, double stepPx) {
+  if (!(stepPx > 0 && stepPx <= maxPx))
+    throw std::invalid_argument("success curve: need 0 < step (" + formatDouble("%g", stepPx) + ") <= max (" +
+                                formatDouble("%g", maxPx) + ")");
+  std::vector<std::pair<double, double>> curve;
+  const int steps = static_cast<int>(std::floor(maxPx / stepPx + 1e-9));
+  for (int i = 0; i <= steps; ++i) {
+    const double t = i * stepPx;
+    curve.emplace_back(t, method.successRate(t));
+  }
+  return curve;
+}
+
+TrackingReport evaluateTracking(const TrackingRequest& request) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  checkFolderOf(request.perFrameCsv, "per-frame file");
+
+  // Cheap inputs first, so a typo fails before the GPU and the training.
+  const replay::ConfiguredPipeline pipeline = replay::configurePipeline(request.configPath, request.calibrationPath);
+  const std::vector<replay::QuadCorners> truth = replay::loadGroundTruth(request.groundTruth);
+  std::unique_ptr<replay::FrameSource> source = replay::openFrameSource(request.video);
+  if (!std::filesystem::is_regular_file(request.target))
+    throw std::runtime_error("target '" + request.target + "' does not exist (expected an image or a .nftm model file)");
+
+  const OpenCvThreads threads(request.threads);
+  gpu::ContextOptions contextOptions;
+  contextOptions.platform = gpu::parseEglPlatform(request.platform);
+  const gpu::Context context = gpu::Context::createHeadless(contextOptions);
+  const gpu::Capabilities caps = gpu::probeCapabilities();
+
+  TrackingReport report;
+  report.input = source->description();
+  report.renderer = caps.glRenderer;
+  report.warnings = pipeline.options.warnings;
+  const replay::LoadedTarget target = replay::loadTarget(request.target, pipeline.options, caps);
+  report.target = target.source;
+  std::fprintf(stderr, "nft_eval: target %s: %dx%d, %zu keypoints, %zu tracking patches (%s in %.2f s)\n",
+               target.source.c_str(), target.model.image.cols, target.model.image.rows, target.model.keypoints.size(),
+               target.model.patches.size(), target.trained ? "trained" : "loaded", target.seconds);
+
+  // The baselines see the image the user gave (a model file: its working image); corners are
+  // that image's, the same physical corners as the model's.
+  cv::Mat baselineTarget = target.trained ? cv::imread(request.target, cv::IMREAD_GRAYSCALE) : target.model.image;
+  std::vector<FeatureBaseline> baselines;
+  for (BaselineKind kind : request.baselines) {
+    baselines.emplace_back(kind, baselineTarget, request.baselineOptions);
+    std::fprintf(stderr, "nft_eval: baseline %s: %d target keypoints\n", baselines.back().name().c_str(),
+                 baselines.back().targetKeypoints());
+  }
+
+  report.methods.push_back({"ours", {}, {}, 0});
+  for (const FeatureBaseline& b : baselines) report.methods.push_back({b.name(), {}, {}, 0});
+  std::optional<FrameCsv> csv;
+  if (!request.perFrameCsv.empty()) csv.emplace(request.perFrameCsv);
+
+  cv::Mat frame;
+  if (!source->read(frame)) throw std::runtime_error("input '" + source->description() + "' has no frames");
+  const cv::Size frameSize = frame.size();
+  const tracker::CameraCalibration calibration = replay::cameraCalibration(pipeline.config.camera, frameSize);
+  std::optional<tracker::Tracker> ours;
+  try {
+    ours.emplace(caps, target.model, calibration, pipeline.options.tracker);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error("target '" + target.source + "' cannot be tracked: " + e.what());
+  }
+
+  int total = source->frameCount();
+  if (total < 0 || static_cast<size_t>(total) > truth.size()) total = static_cast<int>(truth.size());
+  if (request.maxFrames > 0) total = std::min(total, request.maxFrames);
+  int index = 0;
+  for (; index < total; ++index) {
+    if (index > 0 && !source->read(frame)) break;
+    if (frame.size() != frameSize)
+      throw std::runtime_error("frame " + std::to_string(index + 1) + " of '" + source->description() + "' is " +
+                               std::to_string(frame.cols) + "x" + std::to_string(frame.rows) +
+                               " but the first is " + std::to_string(frameSize.width) + "x" +
+                               std::to_string(frameSize.height));
+    const replay::QuadCorners& gt = truth[static_cast<size_t>(index)];
+    auto score = [&](MethodResult& m, bool found, const std::vector<cv::Point2f>& corners, double ms) {
+      const double e = found && corners.size() == 4 ? replay::alignmentError(gt, corners) : kInf;
+      m.errorPx.push_back(e);
+      m.ms.push_back(ms);
+      m.found += found ? 1 : 0;
+      if (csv) csv->write(index + 1, m.method, found, e, ms, corners);
+    };
+    const tracker::TrackResult r = ours->track(frame);
+    score(report.methods[0], r.found, r.corners, r.timings.total);
+    for (size_t b = 0; b < baselines.size(); ++b) {
+      const FrameOutcome o = baselines[b].find(frame);
+      score(report.methods[b + 1], o.found, o.corners, o.ms);
+    }
+    if (request.progressEvery > 0 && (index + 1) % request.progressEvery == 0) {
+      std::string line = "nft_eval: frame " + std::to_string(index + 1) + "/" + std::to_string(total) +
+                         " success at 5 px:";
+      for (const MethodResult& m : report.methods)
+        line += " " + m.method + " " + formatDouble("%.1f%%", 100.0 * m.successRate(5.0));
+      line += formatDouble(" (%.1f s)", std::chrono::duration<double>(Clock::now() - start).count());
+      std::fprintf(stderr, "%s\n", line.c_str());
+    }
+  }
+  report.frames = index;
+  if (request.maxFrames <= 0 && static_cast<size_t>(index) != truth.size()) {
+    const std::string w = "ground truth has " + std::to_string(truth.size()) + " frames, " + std::to_string(index) +
+                          " were scored (the input has " + std::to_string(source->frameCount()) + ")";
+    std::fprintf(stderr, "nft_eval: warning: %s\n", w.c_str());
+    report.warnings.push_back(w);
+  }
+  return report;
+}
+
+void writeCurveCsv(const std::string& path, const TrackingReport& report, double maxPx, double stepPx) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write curve file '" + path + "'");
+  out << "method,threshold_px,success_rate\n";
+  for (const MethodResult& m : report.methods)
+    for (const auto& [t, rate] : successCurve(m, maxPx, stepPx))
+      out << m.method << ',' << formatDouble("%g", t) << ',' << formatDouble("%.6f", rate) << '\n';
+  out.flush();
+  if (!out) throw std::runtime_error("error while writing curve file '" + path + "'");
+}
+
+void printTrackingSummary(std::ostream& out, const TrackingReport& report, int subsetFirst, int subsetLast) {
+  out << "\n" << report.input << ": " << report.frames << " frames with ground truth (" << report.renderer << ")\n";
+  const bool subset = subsetFirst > 0 && subsetLast >= subsetFirst;
+  char line[256];
+  std::snprintf(line, sizeof line, "  %-6s %9s %9s %12s %8s %10s", "method", "<=5px", "<=10px", "median err", "found",
+                "ms/frame");
+  out << line;
+  std::string subsetHeader;
+  if (subset) subsetHeader = "frames " + std::to_string(subsetFirst) + "-" + std::to_string(subsetLast) + " <=10px";
+  out << (subset ? "  " + subsetHeader : std::string()) << "\n";
+  for (const MethodResult& m : report.methods) {
+    const double median = m.medianErrorPx();
+    const std::string medianText = std::isfinite(median) ? formatDouble("%.2f px", median) : std::string("inf");
+    std::snprintf(line, sizeof line, "  %-6s %8.1f%% %8.1f%% %12s %7.1f%% %10.2f", m.method.c_str(),
+                  100.0 * m.successRate(5.0), 100.0 * m.successRate(10.0), medianText.c_str(),
+                  100.0 * m.trackedFraction(), m.medianMs());
+    out << line;
+    if (subset) {
+      const int count = std::max(0, std::min(subsetLast, m.frames()) - subsetFirst + 1);
+      std::snprintf(line, sizeof line, "  %*d / %d", static_cast<int>(subsetHeader.size()) - 6,
+                    m.successIn(subsetFirst, subsetLast, 10.0), count);
+      out << line;
+    }
+    out << "\n";
+  }
+}
+
+}  // namespace nft::eval

@@ -1,0 +1,85 @@
+#pragma once
+// The tracking evaluation of `nft_eval tracking`: our Tracker (tracker/tracker.h, configured as
+// nft_replay configures it) and the OpenCV baselines of feature_baseline.h run over one video
+// with ground-truth corners (gt.tsv, apps/replay/ground_truth.h), in the same process and on the
+// same decoded frames, scored by the alignment error of the POT/TMT benchmarks
+// (../shared/data/README.md): e = sqrt(mean over the 4 corners of the squared distance); a frame
+// where a method finds nothing fails (e = +infinity).
+
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "apps/eval/feature_baseline.h"
+
+namespace nft::eval {
+
+/// What to evaluate. Paths as nft_replay takes them.
+struct TrackingRequest {
+  std::string target;          ///< target image or .nftm model
+  std::string video;           ///< video file or frames folder
+  std::string groundTruth;     ///< gt.tsv
+  std::string configPath;      ///< YAML config for our tracker (empty: defaults)
+  std::string calibrationPath; ///< camera calibration (empty: the config's)
+  std::vector<BaselineKind> baselines;
+  BaselineOptions baselineOptions;
+  int maxFrames = -1;          ///< stop after this many frames (> 0), or -1 for all
+  int progressEvery = 30;      ///< progress line on stderr every N frames (0: none)
+  int threads = 1;             ///< cv::setNumThreads for the run (0: OpenCV's default)
+  std::string platform = "auto";  ///< EGL platform (gpu::parseEglPlatform)
+  /// Per-frame CSV written as the run goes (empty: none), one row per frame and method:
+  /// frame,method,found,error_px,ms,ulx,uly,urx,ury,lrx,lry,llx,lly — frame from 1 as gt.tsv
+  /// names them, error_px "inf" and the corners empty when not found.
+  std::string perFrameCsv;
+};
+
+/// One method's per-frame results. Frame i (from 0) is gt.tsv's frame i + 1.
+struct MethodResult {
+  std::string method;           ///< "ours", "orb", "sift"
+  std::vector<double> errorPx;  ///< alignment error per frame with ground truth; +inf: not found
+  std::vector<double> ms;       ///< time per frame (ours: Tracker timings.total)
+  int found = 0;                ///< frames with a result
+
+  int frames() const { return static_cast<int>(errorPx.size()); }
+  /// Fraction of frames with e <= thresholdPx (0 without frames).
+  double successRate(double thresholdPx) const;
+  /// Frames numbered first..last (from 1, as gt.tsv names them; clamped to the frames there
+  /// are) with e <= thresholdPx.
+  int successIn(int first, int last, double thresholdPx) const;
+  /// Median alignment error over all frames, failures counted as +inf (so +inf when more than
+  /// half fail); NaN without frames.
+  double medianErrorPx() const;
+  /// Median time per frame, ms (NaN without frames).
+  double medianMs() const;
+  /// found / frames (the tracked fraction).
+  double trackedFraction() const;
+};
+
+/// The whole evaluation.
+struct TrackingReport {
+  std::string input, target, renderer;
+  int frames = 0;              ///< frames scored (those with ground truth)
+  std::vector<MethodResult> methods;  ///< ours first, then the baselines in the order asked
+  std::vector<std::string> warnings;
+};
+
+/// Success rate at thresholds 0, step, 2·step, .. maxPx: (threshold, fraction of frames with
+/// e <= threshold). @throws std::invalid_argument unless 0 < step <= maxPx.
+std::vector<std::pair<double, double>> successCurve(const MethodResult& method, double maxPx, double stepPx);
+
+/// Runs the evaluation: our tracker and every baseline on each frame, with a progress line.
+/// @throws std::runtime_error naming the file for a missing or unreadable video, target,
+///   ground truth, config or calibration, and for a frame of another size than the first.
+TrackingReport evaluateTracking(const TrackingRequest& request);
+
+/// The success curves as CSV: method,threshold_px,success_rate (successCurve() of each method),
+/// what scripts/plot_eval.py draws. @throws std::runtime_error naming the file.
+void writeCurveCsv(const std::string& path, const TrackingReport& report, double maxPx, double stepPx);
+
+/// Prints the side-by-side table: per method success at 5 and 10 px, median error, tracked
+/// fraction, median ms per frame and, when subsetFirst > 0, the frames subsetFirst..subsetLast
+/// within 10 px.
+void printTrackingSummary(std::ostream& out, const TrackingReport& report, int subsetFirst, int subsetLast);
+
+}  // namespace nft::eval

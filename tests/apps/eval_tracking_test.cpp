@@ -1,0 +1,213 @@
+// `nft_eval tracking` (apps/eval/tracking_eval.h, feature_baseline.h): the scores on hand-made
+// errors, the OpenCV baselines on a synthetic view with a known homography, the CLI's errors, and
+// on real data the first 60 frames of tmt_bookI (ours ≥ 90% within 5 px; the baselines run and
+// give a row per frame). NFT_EVAL_BINARY is the built program.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "apps/bench_program_run.h"
+#include "apps/eval/feature_baseline.h"
+#include "apps/eval/tracking_eval.h"
+#include "support/test_data.h"
+
+namespace nft::eval {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+MethodResult method(std::vector<double> errors) {
+  MethodResult m;
+  m.method = "m";
+  for (double e : errors) m.found += std::isfinite(e) ? 1 : 0;
+  m.ms.assign(errors.size(), 1.0);
+  m.errorPx = std::move(errors);
+  return m;
+}
+
+TEST(EvalTrackingScores, SuccessRateCountsFailuresAsInfiniteError) {
+  const MethodResult m = method({0.5, 4.0, 5.0, 7.0, kInf});
+  EXPECT_DOUBLE_EQ(m.successRate(5.0), 3.0 / 5.0);  // e <= threshold
+  EXPECT_DOUBLE_EQ(m.successRate(10.0), 4.0 / 5.0);
+  EXPECT_DOUBLE_EQ(m.trackedFraction(), 4.0 / 5.0);
+  EXPECT_DOUBLE_EQ(m.medianErrorPx(), 5.0);
+  EXPECT_TRUE(std::isinf(method({1.0, kInf, kInf}).medianErrorPx()));  // more than half fail
+  EXPECT_DOUBLE_EQ(method({1.0, 3.0}).medianErrorPx(), 2.0);
+  EXPECT_TRUE(std::isnan(method({}).medianErrorPx()));
+  EXPECT_DOUBLE_EQ(method({}).successRate(5.0), 0.0);
+}
+
+TEST(EvalTrackingScores, SubsetCountsFramesFromOne) {
+  const MethodResult m = method({1.0, 20.0, 3.0, kInf, 2.0});
+  EXPECT_EQ(m.successIn(2, 4, 10.0), 1);   // frames 2..4: 20, 3, inf
+  EXPECT_EQ(m.successIn(1, 99, 10.0), 3);  // clamped to the 5 frames
+  EXPECT_EQ(m.successIn(7, 9, 10.0), 0);
+}
+
+TEST(EvalTrackingScores, CurveGoesFromZeroToTheLargestThreshold) {
+  const MethodResult m = method({0.4, 1.2, 2.0, kInf});
+  const auto curve = successCurve(m, 2.0, 0.5);
+  ASSERT_EQ(curve.size(), 5u);  // 0, 0.5, 1, 1.5, 2
+  EXPECT_DOUBLE_EQ(curve[0].first, 0.0);
+  EXPECT_DOUBLE_EQ(curve[0].second, 0.0);
+  EXPECT_DOUBLE_EQ(curve[1].second, 0.25);
+  EXPECT_DOUBLE_EQ(curve[4].first, 2.0);
+  EXPECT_DOUBLE_EQ(curve[4].second, 0.75);
+  EXPECT_THROW(successCurve(m, 1.0, 0.0), std::invalid_argument);
+  EXPECT_THROW(successCurve(m, 1.0, 2.0), std::invalid_argument);
+}
+
+TEST(EvalTrackingBaselines, ListsParseAndUnknownNamesAreNamed) {
+  EXPECT_EQ(parseBaselineList("orb,sift"), (std::vector<BaselineKind>{BaselineKind::Orb, BaselineKind::Sift}));
+  EXPECT_TRUE(parseBaselineList("none").empty());
+  EXPECT_TRUE(parseBaselineList("").empty());
+  try {
+    parseBaselineList("orb,surf");
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown baseline 'surf'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(EvalTrackingBaselines, OrbAndSiftFindAWarpedTarget) {
+  cv::Mat target(260, 200, CV_8UC1);
+  cv::RNG rng(9);
+  rng.fill(target, cv::RNG::UNIFORM, 0, 256);
+  cv::GaussianBlur(target, target, {0, 0}, 2.0);
+  cv::equalizeHist(target, target);
+  const cv::Matx33d H(1.1, 0.15, 180.0, -0.1, 1.05, 90.0, 0.0002, 0.0001, 1.0);
+  cv::Mat frame(480, 640, CV_8UC1, cv::Scalar(128));
+  cv::warpPerspective(target, frame, H, frame.size(), cv::INTER_LINEAR, cv::BORDER_TRANSPARENT);
+  std::vector<cv::Point2f> truth;
+  cv::perspectiveTransform(std::vector<cv::Point2f>{{0, 0}, {200, 0}, {200, 260}, {0, 260}}, truth, H);
+  for (BaselineKind kind : {BaselineKind::Orb, BaselineKind::Sift}) {
+    FeatureBaseline baseline(kind, target);
+    EXPECT_GT(baseline.targetKeypoints(), 50) << baseline.name();
+    const FrameOutcome o = baseline.find(frame);
+    ASSERT_TRUE(o.found) << baseline.name();
+    ASSERT_EQ(o.corners.size(), 4u);
+    for (size_t i = 0; i < 4; ++i) EXPECT_LT(cv::norm(o.corners[i] - truth[i]), 3.0) << baseline.name() << " " << i;
+    EXPECT_GT(o.ms, 0.0);
+    EXPECT_FALSE(baseline.find(cv::Mat(480, 640, CV_8UC1, cv::Scalar(0))).found) << baseline.name();
+  }
+  EXPECT_THROW(FeatureBaseline(BaselineKind::Orb, cv::Mat()), std::invalid_argument);
+}
+
+// --- the program -------------------------------------------------------------------------------
+
+testing::ProgramResult runEval(const std::string& args) {
+  return testing::runProgramCapturing(NFT_EVAL_BINARY, args);
+}
+
+TEST(EvalTrackingCli, HelpListsTheOptions) {
+  const auto r = runEval("tracking --help");
+  EXPECT_EQ(r.exitCode, 0) << r.text;
+  for (const char* option : {"--target", "--video", "--gt", "--config", "--calib", "--baselines", "--out", "--curve",
+                             "--frames", "--subset", "--max-threshold", "--step"})
+    EXPECT_NE(r.text.find(option), std::string::npos) << option << " missing from\n" << r.text;
+}
+
+TEST(EvalTrackingCli, AMissingGroundTruthFileIsNamed) {
+  const auto r = runEval("tracking --target /no/target.png --video /no/video.mp4 --gt /no/such/gt.tsv");
+  EXPECT_EQ(r.exitCode, 1) << r.text;
+  EXPECT_NE(r.text.find("cannot read ground-truth file '/no/such/gt.tsv'"), std::string::npos) << r.text;
+}
+
+TEST(EvalTrackingCli, AMissingVideoOrTargetIsNamed) {
+  const std::filesystem::path gt = std::filesystem::temp_directory_path() / "nft_eval_tracking_cli_gt.tsv";
+  std::ofstream(gt) << "frame\tulx\tuly\turx\tury\tlrx\tlry\tllx\tlly\nf1\t0\t0\t1\t0\t1\t1\t0\t1\n";
+  auto r = runEval("tracking --target /no/target.png --video /no/such/video.mp4 --gt " + gt.string());
+  EXPECT_EQ(r.exitCode, 1) << r.text;
+  EXPECT_NE(r.text.find("/no/such/video.mp4"), std::string::npos) << r.text;
+  // A readable input (a folder with one frame) and a missing target.
+  const std::filesystem::path frames = std::filesystem::temp_directory_path() / "nft_eval_tracking_cli_frames";
+  std::filesystem::create_directories(frames);
+  cv::imwrite((frames / "frame1.png").string(), cv::Mat(48, 64, CV_8UC1, cv::Scalar(90)));
+  r = runEval("tracking --target /no/such/target.png --video " + frames.string() + " --gt " + gt.string());
+  EXPECT_EQ(r.exitCode, 1) << r.text;
+  EXPECT_NE(r.text.find("target '/no/such/target.png' does not exist"), std::string::npos) << r.text;
+  std::filesystem::remove_all(frames);
+  std::filesystem::remove(gt);
+}
+
+TEST(EvalTrackingCli, BadOptionsAreRefusedBeforeAnyWork) {
+  auto r = runEval("tracking --target t.png --video v.mp4 --gt g.tsv --baselines orb,brisk");
+  EXPECT_EQ(r.exitCode, 1) << r.text;
+  EXPECT_NE(r.text.find("unknown baseline 'brisk'"), std::string::npos) << r.text;
+  r = runEval("tracking --target t.png --video v.mp4 --gt g.tsv --subset 300-200");
+  EXPECT_EQ(r.exitCode, 1) << r.text;
+  EXPECT_NE(r.text.find("--subset '300-200'"), std::string::npos) << r.text;
+  r = runEval("tracking --target t.png --video v.mp4 --gt g.tsv --curve /no/such/folder/curve.csv");
+  EXPECT_EQ(r.exitCode, 1) << r.text;
+  EXPECT_NE(r.text.find("folder '/no/such/folder'"), std::string::npos) << r.text;
+}
+
+// --- real data ---------------------------------------------------------------------------------
+
+TEST(EvalTrackingTmtBookI, First60FramesOursAbove90PercentAndBaselinesRun) {
+  NFT_REQUIRE_DATA("video/tmt_bookI/video.mp4");
+  const std::filesystem::path folder = testing::dataDir() / "video/tmt_bookI";
+  const std::filesystem::path frames = std::filesystem::temp_directory_path() / "nft_eval_tracking_frames.csv";
+  TrackingRequest request;
+  request.target = (folder / "target.png").string();
+  request.video = (folder / "video.mp4").string();
+  request.groundTruth = (folder / "gt.tsv").string();
+  request.baselines = {BaselineKind::Orb, BaselineKind::Sift};
+  request.maxFrames = 60;
+  request.progressEvery = 0;
+  request.perFrameCsv = frames.string();
+  const TrackingReport report = evaluateTracking(request);
+  EXPECT_EQ(report.frames, 60);
+  ASSERT_EQ(report.methods.size(), 3u);
+  EXPECT_EQ(report.methods[0].method, "ours");
+  EXPECT_GE(report.methods[0].successRate(5.0), 0.9);
+  for (const MethodResult& m : report.methods) {
+    EXPECT_EQ(m.frames(), 60) << m.method;
+    EXPECT_EQ(m.ms.size(), 60u) << m.method;
+    EXPECT_GT(m.medianMs(), 0.0) << m.method;
+  }
+  EXPECT_EQ(report.methods[1].method, "orb");
+  EXPECT_EQ(report.methods[2].method, "sift");
+  std::ifstream in(frames);
+  std::string line;
+  int rows = 0;
+  std::getline(in, line);
+  EXPECT_EQ(line, "frame,method,found,error_px,ms,ulx,uly,urx,ury,lrx,lry,llx,lly");
+  while (std::getline(in, line)) ++rows;
+  EXPECT_EQ(rows, 3 * 60);
+  std::filesystem::remove(frames);
+}
+
+TEST(EvalTrackingTmtBookI, TheProgramWritesTheCurveAndTheTable) {
+  NFT_REQUIRE_DATA("video/tmt_bookI/video.mp4");
+  const std::filesystem::path folder = testing::dataDir() / "video/tmt_bookI";
+  const std::filesystem::path curve = std::filesystem::temp_directory_path() / "nft_eval_tracking_curve.csv";
+  const auto r = runEval("tracking --target '" + (folder / "target.png").string() + "' --video '" +
+                         (folder / "video.mp4").string() + "' --gt '" + (folder / "gt.tsv").string() +
+                         "' --baselines orb --frames 10 --progress 5 --curve '" + curve.string() + "'");
+  ASSERT_EQ(r.exitCode, 0) << r.text;
+  EXPECT_NE(r.text.find("frame 5/10"), std::string::npos) << r.text;  // the progress line
+  EXPECT_NE(r.text.find("ours "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("orb "), std::string::npos) << r.text;
+  std::ifstream in(curve);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "method,threshold_px,success_rate");
+  int rows = 0;
+  while (std::getline(in, line)) ++rows;
+  EXPECT_EQ(rows, 2 * 41);  // 0, 0.5 .. 20 px for ours and orb
+  std::filesystem::remove(curve);
+}
+
+}  // namespace
+}  // namespace nft::eval
