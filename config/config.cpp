@@ -443,7 +443,8 @@ const std::vector<Section>& schema() {
                  {enumField("type", &Config::descriptor, &DescriptorConfig::type, kDescriptorTypes),
                   enumField("orientation", &Config::descriptor, &DescriptorConfig::orientation, kOrientations),
                   enumField("storage", &Config::descriptor, &DescriptorConfig::storage, kStorages),
-                  intField("precision_bits", &Config::descriptor, &DescriptorConfig::precisionBits, precision)}});
+                  intField("precision_bits", &Config::descriptor, &DescriptorConfig::precisionBits, precision),
+                  intField("box_taps", &Config::descriptor, &DescriptorConfig::boxTaps, closed(1, 2))}});
     s.push_back({"matcher",
                  {enumField("backend", &Config::matcher, &MatcherConfig::backend, kBackends),
                   numberField("ratio", &Config::matcher, &MatcherConfig::ratio, openClosed(0, 1)),

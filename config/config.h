@@ -124,6 +124,10 @@ struct DescriptorConfig {
   /// make a desktop GPU compute like a Mali-400 (mediump only). Integer: 0 or in [8, 23].
   /// Default 0.
   int precisionBits = 0;
+  /// `box_taps`: texture lookups per SURF box mean: 1 (one trilinear lookup, the thesis's,
+  /// fastest) or 2 (2 × 2 quarter boxes: matching recall as the CPU lane's, about 3 times the
+  /// fetches; detection/surf_es.h). Integer 1 or 2. Default 1.
+  int boxTaps = 1;
 };
 
 /// `matcher:` nearest-neighbour matching of frame descriptors against the target's.

@@ -39,6 +39,15 @@ using gpu::TextureFormat;
 // side²/12); reading log2(side) − log2(3)/2 matches the variance. Measured on graf img1,
 // 1000 keypoints, against exact box means: mean cosine 0.9996 (bias 0: 0.9978).
 constexpr float kLodBias = -0.79248125f;
+// The same bias for the quarter boxes of boxTaps 2, chosen by the descriptor evaluation
+// (nft_eval descriptors, 1000 keypoints, recall at 1 − precision = 0.2 averaged over the pairs,
+// oriented / upright): −0.5 gives wall 15.6 / 37.8 %, bikes 29.8 / 32.4 %, graf 12.2 %, boat
+// 32.6 % (the CPU lane: 15.2 / 36.5, 29.9 / 34.3, 12.2, 32.2; boxTaps 1: 12.9 / 31.1, 27.5 /
+// 33.5, 11.5, 27.9); −0.79: 15.2 / 36.1, 29.1 / 31.8, 12.2, 31.9; −0.35: 15.9 / 37.7, 30.3 / 32.9;
+// −1.0: 15.3 / 35.3, 27.0 / 32.8. A simulation of box means on wall img1 agrees: the quarter
+// boxes' error against exact box means is smallest near −0.5 (12–18 % of a Haar response's RMS,
+// against 27–38 % for one lookup per box).
+constexpr float kQuarterBoxLodBias = -0.5f;
 // Keypoint blocks per row of every per-keypoint layout (lattice, sums, descriptors: a block of
 // texels per keypoint; norms, orientations: one texel). Square blocks keep 2 × 2 fragment
 // quads full, which halves the cost on llvmpipe against one-texel-wide columns.
@@ -120,6 +129,8 @@ SurfEs::Impl::Impl(const gpu::Capabilities& c, const SurfEsOptions& o) : caps(c)
     throw std::invalid_argument("SurfEs: maxWidth, maxHeight and maxKeypoints must be positive (got " +
                                 std::to_string(o.maxWidth) + ", " + std::to_string(o.maxHeight) + ", " +
                                 std::to_string(o.maxKeypoints) + ")");
+  if (o.boxTaps != 1 && o.boxTaps != 2)
+    throw std::invalid_argument("SurfEs: boxTaps must be 1 or 2, got " + std::to_string(o.boxTaps));
   precision = gpu::resolvePrecisionBits(caps, o.precisionBits);  // throws for a bad override
   emulate = precision < gpu::resolvePrecisionBits(caps);
 
@@ -205,7 +216,8 @@ std::vector<std::string> SurfEs::Impl::defines() const {
                                 "USED_INT " + std::to_string(used),
                                 "LATTICE_BLOCK " + real(latticeBlock),
                                 "BINS_BLOCK " + real(binsBlock),
-                                "MOMENT_SCALE 0.5"};
+                                "MOMENT_SCALE 0.5",
+                                "BOX_TAPS " + std::to_string(options.boxTaps)};
   if (storage == DescriptorStorage::Float) d.push_back("NFT_FLOAT_STORAGE");
   if (emulate) d.push_back("NFT_EMULATE_PRECISION");
   return d;
@@ -260,7 +272,10 @@ void SurfEs::Impl::buildPyramid(const cv::Mat& image) {
 std::array<float, 12> SurfEs::Impl::keypointData(const Keypoint& kp, int k) const {
   // The two levels around the boxes' level of detail (surf_es_pyramid.glsl).
   const int maxLevel = static_cast<int>(levels.size()) - 1;
-  const float lod = std::clamp(std::log2(kp.scale) + kLodBias, 0.0f, static_cast<float>(maxLevel));
+  // With BOX_TAPS 2 each lookup reads a quarter box, of side s / 2.
+  const float side = kp.scale / static_cast<float>(options.boxTaps);
+  const float bias = options.boxTaps == 2 ? kQuarterBoxLodBias : kLodBias;
+  const float lod = std::clamp(std::log2(side) + bias, 0.0f, static_cast<float>(maxLevel));
   const int k0 = static_cast<int>(lod), k1 = std::min(k0 + 1, maxLevel);
   const Rect& l0 = levels[static_cast<size_t>(k0)];
   const Rect& l1 = levels[static_cast<size_t>(k1)];

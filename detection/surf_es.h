@@ -40,6 +40,12 @@ struct SurfEsOptions {
   /// the GPU's also rounds every intermediate value to p bits, to see on a desktop what a
   /// mediump GPU (p = 10: Mali-400, seeds/000 table 3) would produce.
   int precisionBits = 0;
+  /// Lookups per box mean: 1 (one trilinear lookup per box, the thesis's) or 2 (2 × 2 quarter
+  /// boxes: 4 lookups, closer to the exact box means of the CPU lane; see surf_es_pyramid.glsl).
+  /// 2 brings SURF-ES's matching recall to the CPU lane's (wall, oriented: 15.6 % against 15.2;
+  /// 1: 12.9 %, see kQuarterBoxLodBias in surf_es.cpp) for about 3.3 times the texture fetches
+  /// (lattice and orientation passes), which costs on llvmpipe, where fetches dominate.
+  int boxTaps = 1;
 };
 
 /// Descriptors left on the GPU for the matcher (no readback). Valid until the next call of

@@ -23,5 +23,5 @@ void nft_keypoint_frame() {
 
 // Mean of the box at lattice point (a, b).
 float nft_lattice_box_mean(vec2 ab) {
-  return NFT_Q(nft_box_mean(NFT_Q(g_origin + ab.x * g_u + ab.y * g_v), v_data1.xyz, v_data2.xyz, v_data0.w));
+  return NFT_Q(nft_box_mean(NFT_Q(g_origin + ab.x * g_u + ab.y * g_v), v_data0.z, v_data1.xyz, v_data2.xyz, v_data0.w));
 }

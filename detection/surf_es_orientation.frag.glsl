@@ -15,14 +15,14 @@ void main() {
     float a = radians(v_data1.w);
     if (q < 0.5) moment = 64.0 * vec2(cos(a), sin(a));
   } else {
-    float centre = NFT_Q(nft_box_mean(v_data0.xy, v_data1.xyz, v_data2.xyz, v_data0.w));
+    float centre = NFT_Q(nft_box_mean(v_data0.xy, v_data0.z, v_data1.xyz, v_data2.xyz, v_data0.w));
     for (int t = 0; t < 4; t++) {
       float j = -6.0 + q + 4.0 * float(t);
       for (int ii = -6; ii <= 6; ii++) {
         vec2 ij = vec2(float(ii), j);
         if (j <= 6.0 && dot(ij, ij) <= 36.0) {
           vec2 c = NFT_Q(v_data0.xy + v_data0.z * ij);
-          moment += ij * NFT_Q(nft_box_mean(c, v_data1.xyz, v_data2.xyz, v_data0.w) - centre);
+          moment += ij * NFT_Q(nft_box_mean(c, v_data0.z, v_data1.xyz, v_data2.xyz, v_data0.w) - centre);
         }
       }
     }

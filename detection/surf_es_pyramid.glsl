@@ -22,6 +22,21 @@ float nft_level_sample(vec3 level, vec2 g) {
 }
 
 // Mean intensity of a box centred at g: trilinear between the keypoint's two levels.
-float nft_box_mean(vec2 g, vec3 level0, vec3 level1, float f) {
+float nft_trilinear(vec2 g, vec3 level0, vec3 level1, float f) {
   return mix(nft_level_sample(level0, g), nft_level_sample(level1, g), f);
+}
+
+// Mean of the axis-aligned box of side `side` centred at g. BOX_TAPS 1: one trilinear lookup at
+// the box's level (the thesis's); BOX_TAPS 2: the mean of its four quarter boxes (side / 2,
+// centres at ±side / 4), each a trilinear lookup one level finer (the keypoint's levels are
+// then those of side / 2) — closer to the exact box mean: a trilinear lookup's footprint is a
+// tent, not a box, and splitting the box halves that shape error (surf_es.cpp, kLodBias).
+float nft_box_mean(vec2 g, float side, vec3 level0, vec3 level1, float f) {
+#if BOX_TAPS == 2
+  float q = 0.25 * side;
+  return 0.25 * ((nft_trilinear(g + vec2(-q, -q), level0, level1, f) + nft_trilinear(g + vec2(q, -q), level0, level1, f)) +
+                 (nft_trilinear(g + vec2(-q, q), level0, level1, f) + nft_trilinear(g + vec2(q, q), level0, level1, f)));
+#else
+  return nft_trilinear(g, level0, level1, f);
+#endif
 }

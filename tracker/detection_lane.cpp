@@ -47,6 +47,7 @@ detection::SurfEsOptions surfOptions(const detection::TargetModel& model, const 
   s.orientation = model.orientation;
   s.storage = o.storage;
   s.precisionBits = o.precisionBits;
+  s.boxTaps = o.boxTaps;
   return s;
 }
 

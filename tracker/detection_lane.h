@@ -72,6 +72,8 @@ struct DetectionLaneOptions {
   /// SurfEs fragment precision override p (SurfEsOptions::precisionBits): 0 = the GPU's; lower
   /// values make a desktop compute what a mediump GPU would (e.g. 10: Mali-400).
   int precisionBits = 0;
+  /// SurfEs lookups per box mean (SurfEsOptions::boxTaps): 1 or 2.
+  int boxTaps = 1;
   /// Ratio test applied to the GPU matches: ratio 0.9 (table above; 0.8, the matchers' default,
   /// finds 5 points fewer frames). crossCheck is not supported (the frame's descriptors stay on the
   /// GPU): must be false.

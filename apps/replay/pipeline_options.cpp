@@ -79,6 +79,7 @@ PipelineOptions pipelineOptions(const config::Config& c, const std::string& sour
   d.minInliers = c.ransac.minInliers;
   d.quad = quadOf(c.quad);
   d.precisionBits = c.descriptor.precisionBits;
+  d.boxTaps = c.descriptor.boxTaps;
   d.refinePose = c.pose.refine;
 
   // Tracking lane.
@@ -114,6 +115,7 @@ PipelineOptions pipelineOptions(const config::Config& c, const std::string& sour
                        ? detection::Orientation::Upright
                        : detection::Orientation::Oriented;
   p.trainingPrecisionBits = c.descriptor.precisionBits;
+  p.trainingBoxTaps = c.descriptor.boxTaps;
   p.trainingStorage = d.storage;
 
 

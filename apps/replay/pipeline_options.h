@@ -30,6 +30,9 @@ struct PipelineOptions {
   detection::TargetTrainerOptions training;
   /// SURF-ES precision override for training, bits (0 = the GPU's; config descriptor.precision_bits).
   int trainingPrecisionBits = 0;
+  /// SURF-ES lookups per box mean for training (config descriptor.box_taps; the lane's is
+  /// tracker.detection.boxTaps): the target's descriptors are made as the frames' are.
+  int trainingBoxTaps = 1;
   /// SURF-ES storage for training (the detection lane's is tracker.detection.storage).
   detection::DescriptorStorage trainingStorage = detection::DescriptorStorage::Auto;
   /// config render.enabled: false writes the frames without any GL drawing.

@@ -37,6 +37,7 @@ LoadedTarget trainTargetImage(const cv::Mat& image, const std::string& source, c
     surf.orientation = options.training.orientation;
     surf.storage = options.trainingStorage;
     surf.precisionBits = options.trainingPrecisionBits;
+    surf.boxTaps = options.trainingBoxTaps;
     detection::SurfEs surfEs(caps, surf);
     t.model = detection::trainTarget(image, options.training,
                                      [&](const cv::Mat& gray, std::vector<detection::Keypoint>& keypoints) {

@@ -56,6 +56,7 @@ TEST(ReplayPipelineOptions, ANonDefaultConfigMapsOntoEveryModuleField) {
   c.descriptor.orientation = nft::config::DescriptorOrientation::Upright;
   c.descriptor.storage = nft::config::DescriptorStorage::Rgba8;
   c.descriptor.precisionBits = 10;
+  c.descriptor.boxTaps = 2;
   c.matcher.ratio = 0.75;
   c.ransac = {nft::config::RansacMethod::UsacAccurate, 2.5, 900, 0.99, 15};
   c.quad = {0.01, 2.0, 12.0, 4.0, 0.5};
@@ -93,6 +94,8 @@ TEST(ReplayPipelineOptions, ANonDefaultConfigMapsOntoEveryModuleField) {
   EXPECT_DOUBLE_EQ(d.ransacConfidence, 0.99);
   EXPECT_EQ(d.minInliers, 15);
   EXPECT_EQ(d.precisionBits, 10);
+  EXPECT_EQ(d.boxTaps, 2);
+  EXPECT_EQ(p.trainingBoxTaps, 2);
   EXPECT_FALSE(d.refinePose);
   for (const nft::tracker::QuadLimits& q : {d.quad, p.tracker.tracking.quad}) {
     EXPECT_DOUBLE_EQ(q.minAreaFraction, 0.01);

@@ -49,7 +49,7 @@ std::string expectError(const std::string& text, int line, const std::string& ke
 Config everythingChanged() {
   Config c;
   c.detector = {500, 1.25, 6, 20, 0, 2.5};
-  c.descriptor = {DescriptorType::Surf36, DescriptorOrientation::Upright, DescriptorStorage::Rgba8, 10};
+  c.descriptor = {DescriptorType::Surf36, DescriptorOrientation::Upright, DescriptorStorage::Rgba8, 10, 2};
   c.matcher = {MatcherBackend::Cpu, 0.8, true};
   c.ransac = {RansacMethod::UsacAccurate, 2.5, 5000, 0.999, 12};
   c.quad = {0.01, 2.0, 4.5, 3.0, 0.25};
@@ -166,7 +166,9 @@ TEST(ConfigProfiles, AccuracyHasMoreKeypointsAndPatchesAndRedetects) {
   EXPECT_EQ(c.detector.maxKeypoints, 1500);
   EXPECT_EQ(c.tracking.maxPatches, 150);
   EXPECT_EQ(c.tracking.redetectEvery, 10);
+  EXPECT_EQ(c.descriptor.boxTaps, 2);
   Config rest = c;
+  rest.descriptor.boxTaps = Config{}.descriptor.boxTaps;
   rest.detector.maxKeypoints = Config{}.detector.maxKeypoints;
   rest.tracking.maxPatches = Config{}.tracking.maxPatches;
   rest.tracking.redetectEvery = Config{}.tracking.redetectEvery;
