@@ -89,20 +89,22 @@ void exercise(const gpu::Capabilities& caps, std::mt19937& rng) {
     if (storage == detection::DescriptorStorage::Float && !floatOk) continue;
     for (auto type : {detection::DescriptorType::Surf64, detection::DescriptorType::Surf36})
       for (auto orientation : {detection::Orientation::Upright, detection::Orientation::Oriented})
-        for (int precision : {0, 10}) {
-          detection::SurfEsOptions options;
-          options.maxWidth = image.cols;
-          options.maxHeight = image.rows;
-          options.maxKeypoints = 64;
-          options.type = type;
-          options.orientation = orientation;
-          options.storage = storage;
-          options.precisionBits = precision;
-          detection::SurfEs surf(caps, options);
-          const detection::GpuDescriptors queries = surf.extract(image, keypoints);
-          if (orientation == detection::Orientation::Oriented && precision == 0)
-            runMatchers(caps, queries, detection::descriptorLength(type), rng);
-        }
+        for (int precision : {0, 10})
+          for (int boxTaps : {1, 2}) {
+            detection::SurfEsOptions options;
+            options.boxTaps = boxTaps;
+            options.maxWidth = image.cols;
+            options.maxHeight = image.rows;
+            options.maxKeypoints = 64;
+            options.type = type;
+            options.orientation = orientation;
+            options.storage = storage;
+            options.precisionBits = precision;
+            detection::SurfEs surf(caps, options);
+            const detection::GpuDescriptors queries = surf.extract(image, keypoints);
+            if (orientation == detection::Orientation::Oriented && precision == 0 && boxTaps == 1)
+              runMatchers(caps, queries, detection::descriptorLength(type), rng);
+          }
   }
   render::Camera camera;
   camera.K = cv::Matx33d(500, 0, 320, 0, 500, 240, 0, 0, 1);
