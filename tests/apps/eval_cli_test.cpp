@@ -9,25 +9,13 @@
 #include <cstdio>
 #include <string>
 
+#include "support/program_run.h"
+
 namespace {
 
-struct ProgramRun {
-  int status = -1;  ///< exit status
-  std::string output;  ///< stdout and stderr together
-};
+using nft::testing::ProgramRun;
 
-ProgramRun runProgram(const std::string& args) {
-  ProgramRun r;
-  const std::string command = std::string("'") + NFT_EVAL_BINARY + "' " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buffer{};
-  size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.output.append(buffer.data(), n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
+ProgramRun runProgram(const std::string& args) { return nft::testing::runProgram(NFT_EVAL_BINARY, args); }
 
 TEST(NftEvalCli, HelpListsTheDescriptorsOptions) {
   const ProgramRun r = runProgram("descriptors --help");

@@ -18,31 +18,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/program_run.h"
 #include "support/test_data.h"
 
 namespace {
 
+using nft::testing::ProgramRun;
+using nft::testing::quoted;
+
 namespace fs = std::filesystem;
 
-struct ProgramRun {
-  int status = -1;     ///< exit status
-  std::string output;  ///< stdout and stderr together
-};
-
-ProgramRun run(const std::string& args) {
-  ProgramRun r;
-  const std::string command = std::string("'") + NFT_REPLAY_BINARY + "' " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buffer{};
-  size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.output.append(buffer.data(), n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
-
-std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+ProgramRun run(const std::string& args) { return nft::testing::runProgram(NFT_REPLAY_BINARY, args); }
 
 class DeviceProfile : public ::testing::TestWithParam<const char*> {};
 

@@ -20,45 +20,20 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/videoio.hpp>
 
+#include "support/program_run.h"
 #include "support/test_data.h"
 
 namespace {
 
+using nft::testing::ProgramRun;
+using nft::testing::quoted;
+using nft::testing::readLines;
+
 namespace fs = std::filesystem;
 
-struct ProgramRun {
-  int status = -1;      ///< exit status
-  std::string output;   ///< stdout and stderr together
-};
+ProgramRun runReplay(const std::string& args) { return nft::testing::runProgram(NFT_REPLAY_BINARY, args); }
 
-ProgramRun runReplay(const std::string& args) {
-  ProgramRun r;
-  const std::string command = std::string("'") + NFT_REPLAY_BINARY + "' " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buffer{};
-  size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.output.append(buffer.data(), n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
-
-fs::path tempDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("nft_replay_cli_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
-
-std::vector<std::string> readLines(const fs::path& path) {
-  std::ifstream in(path);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
+fs::path tempDir(const std::string& name) { return nft::testing::freshTempDir("nft_replay_cli_" + name); }
 
 nlohmann::json readJson(const fs::path& path) {
   std::ifstream in(path);

@@ -25,46 +25,23 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "support/program_run.h"
 #include "support/test_data.h"
 
 namespace {
 
-namespace fs = std::filesystem;
+using nft::testing::ProgramRun;
+using nft::testing::quoted;
+using nft::testing::readLines;
 
-struct ProgramRun {
-  int status = -1;     ///< exit status; -1 when killed by a signal (a crash)
-  std::string output;  ///< stdout and stderr together
-};
+namespace fs = std::filesystem;
 
 /// Runs nft_replay with `args`, after `environment` ("NAME=value ..." or "").
 ProgramRun runReplay(const std::string& args, const std::string& environment = "") {
-  ProgramRun r;
-  const std::string command = environment + " '" + NFT_REPLAY_BINARY + "' " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buffer{};
-  size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.output.append(buffer.data(), n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
+  return nft::testing::runProgram(NFT_REPLAY_BINARY, args, environment);
 }
 
-fs::path tempDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("nft_replay_hostile_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
-
-std::vector<std::string> readLines(const fs::path& path) {
-  std::ifstream in(path);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
+fs::path tempDir(const std::string& name) { return nft::testing::freshTempDir("nft_replay_hostile_" + name); }
 
 std::vector<std::string> splitCsv(const std::string& row) {
   std::vector<std::string> fields;
