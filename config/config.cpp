@@ -452,7 +452,7 @@ const std::vector<Section>& schema() {
     s.push_back({"ransac",
                  {enumField("method", &Config::ransac, &RansacConfig::method, kRansacMethods),
                   numberField("threshold_px", &Config::ransac, &RansacConfig::thresholdPx, above(0)),
-                  intField("max_iterations", &Config::ransac, &RansacConfig::maxIterations, atLeast(1)),
+                  intField("max_iterations", &Config::ransac, &RansacConfig::maxIterations, closed(1, 50000)),
                   numberField("confidence", &Config::ransac, &RansacConfig::confidence, open(0, 1)),
                   intField("min_inliers", &Config::ransac, &RansacConfig::minInliers, atLeast(4))}});
     s.push_back({"quad",

@@ -149,7 +149,9 @@ struct RansacConfig {
   /// `threshold_px`: reprojection error below which a match is an inlier, frame pixels.
   /// Number > 0. Default 4.0.
   double thresholdPx = 4.0;
-  /// `max_iterations`: most hypotheses tried. Integer >= 1. Default 2000.
+  /// `max_iterations`: most hypotheses tried. Integer in [1, 50000]: the bound keeps a frame in
+  /// which sampling never stops early (no target, or a huge threshold_px) to seconds — 2^31 never
+  /// ended, 10^6 took 140 s a frame with 65535 keypoints (issue 11). Default 2000.
   int maxIterations = 2000;
   /// `confidence`: probability of having drawn an all-inlier sample when it stops. Number in
   /// (0, 1). Default 0.995.

@@ -230,6 +230,7 @@ TEST(NftReplayHostile, NanNegativeAndHugeConfigValuesAreRefusedNamingTheLine) {
                         Case{"detector:\n  max_keypoints: -5\n", ":2: detector.max_keypoints = -5"},
                         Case{"detector:\n  max_keypoints: 1e12\n", ":2: detector.max_keypoints = 1e12"},
                         Case{"ransac:\n  max_iterations: 99999999999999999999\n", ":2: ransac.max_iterations"},
+                        Case{"ransac:\n  max_iterations: 2147483647\n", ":2: ransac.max_iterations = 2147483647"},
                         Case{"camera:\n  hfov_deg: -inf\n", ":2: camera.hfov_deg = -inf"},
                         Case{"target:\n  width_m: 1e400\n", ":2: target.width_m"}}) {
     { std::ofstream(dir / "c.yaml") << c.yaml; }
@@ -245,9 +246,9 @@ TEST(NftReplayHostile, ExtremeButValidConfigValuesRunSafely) {
   const fs::path dir = tempDir("extreme");
   {
     std::ofstream(dir / "c.yaml") << "detector:\n  max_keypoints: 65535\n  scale_factor: 4\n  levels: 32\n"
-                                     "  threshold: 1\n  cell_size: 100000\n  base_scale: 1e6\n"
+                                     "  threshold: 1\n  cell_size: 100000\n"
                                      "matcher:\n  ratio: 1\n"
-                                     "ransac:\n  threshold_px: 1e300\n  max_iterations: 2147483647\n"
+                                     "ransac:\n  threshold_px: 1e300\n"
                                      "  confidence: 0.999999999\n  min_inliers: 4\n"
                                      "quad:\n  min_area_fraction: 1e-300\n  max_area_fraction: 1e300\n"
                                      "  min_side_px: 0\n  max_aspect_change: 1e300\n  max_outside_fraction: 1e300\n"

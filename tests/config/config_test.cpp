@@ -214,7 +214,8 @@ TEST(ConfigErrors, OutOfRange) {
   expectError("descriptor:\n  precision_bits: 5\n", 2, "descriptor.precision_bits",
               {"0 (the GPU's precision) or in [8, 23]"});
   expectError("tracking:\n  patch_size: 7\n", 2, "tracking.patch_size", {"expected an even integer in [4, 32]"});
-  expectError("ransac:\n  max_iterations: 99999999999\n", 2, "ransac.max_iterations", {"expected an integer >= 1"});
+  expectError("ransac:\n  max_iterations: 99999999999\n", 2, "ransac.max_iterations", {"expected an integer in [1, 50000]"});
+  expectError("ransac:\n  max_iterations: 50001\n", 2, "ransac.max_iterations", {"expected an integer in [1, 50000]"});
   expectError("render:\n  cube_color: [1, 256, 3]\n", 2, "render.cube_color[1]", {"= 256", "[0, 255]"});
   expectError("output:\n  codec: h264x\n", 2, "output.codec", {"exactly 4"});
 }
