@@ -13,7 +13,8 @@
 # 3. binfmt_misc: qemu-aarch64 registered for arm64 programs, where the kernel allows it, so the
 #    tests that start other programs (nft_replay from the replay tests, xvfb-run) work too.
 # 4. cmake with cmake/toolchain-arm64.cmake into build/arm64 (NFT_ARM64_BUILD), build, and ctest
-#    with qemu-aarch64 as CMAKE_CROSSCOMPILING_EMULATOR.
+#    with qemu-aarch64 as CMAKE_CROSSCOMPILING_EMULATOR; the tests' own time limits scaled by
+#    NFT_TEST_TIMEOUT_SCALE (default 10: emulation is 10-300x slower than native).
 # Not run by CI (too slow for its 90 minutes on 2 cores); results in README.md, "Platforms".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -85,7 +86,8 @@ export QEMU_LD_PREFIX=$SYSROOT
 export LD_LIBRARY_PATH=/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu
 
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/toolchain-arm64.cmake" \
-  -DNFT_ARM64_SYSROOT="$SYSROOT" -DCMAKE_BUILD_TYPE=Release -DNFT_WARNINGS_AS_ERRORS=ON
+  -DNFT_ARM64_SYSROOT="$SYSROOT" -DCMAKE_BUILD_TYPE=Release -DNFT_WARNINGS_AS_ERRORS=ON \
+  -DNFT_TEST_TIMEOUT_SCALE="${NFT_TEST_TIMEOUT_SCALE:-10}"
 start=$(date +%s)
 cmake --build "$BUILD" -j "$JOBS"
 built=$(date +%s)
