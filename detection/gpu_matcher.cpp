@@ -30,11 +30,10 @@ using gpu::Texture;
 using gpu::TextureFormat;
 
 constexpr int kMaxTargets = 65535;    // 16-bit indices, 65535 = none
-constexpr int kResultQueries = 64;    // queries per row of the result (two texels each)
+constexpr int kResultQueries = 8;     // queries per row of the reduce's and refine's results
 constexpr int kSignsPerRow = 64;      // queries per row of the query-sign texture
 constexpr int kQueryBlocksPerRow = 64;  // SurfEs's layout, for uploaded queries
-constexpr int kQueriesPerScan = 2;   // queries per scan fragment (see gpu_matcher_scan.frag.glsl)
-constexpr int kMaxPairRows = 1024;    // H: query-pair rows of the partials texture
+constexpr int kMaxGroupRows = 1024;   // H: query-group rows of the partials texture
 constexpr std::uint16_t kNoneCode = 65535;
 
 struct Target {
@@ -51,6 +50,24 @@ void sampleAs(const Program& program, const std::string& sampler, int unit, cons
 
 std::string real(int v) { return std::to_string(v) + ".0"; }
 
+// The largest tile the scan's output can index: 8 queries share 4 channels, two per channel,
+// as i₀ + base·i₁ (RGBA8: base 16 in a byte; RGBA16F: base 64, offset by −2048 so the 4096
+// values fit the integers a half float holds exactly, −2048 .. 2048); 4 queries have a channel
+// each (up to 256 in a byte, the cap anyway).
+int maxTileSize(int queriesPerFragment, bool halfPartials) {
+  if (queriesPerFragment == 4) return 256;
+  return halfPartials ? 64 : 16;
+}
+
+// tileSize 0: the power of two nearest √M within [8, the largest the scan can index]. The reduce
+// costs N·M/T target reads and the refine N·T, so √M balances them; measured on llvmpipe
+// (1000 queries, 8 per fragment, RGBA16F partials): M = 1000, T = 16 / 32 / 64: 9.2 / 8.4 /
+// 8.7 ms; M = 8192, T = 32 / 64: 58.5 / 54.3 ms.
+int autoTileSize(int count, int maxTile) {
+  const int log2 = static_cast<int>(std::lround(std::log2(std::max(1.0, std::sqrt(static_cast<double>(count))))));
+  return std::clamp(1 << std::clamp(log2, 3, 8), 8, maxTile);
+}
+
 std::uint16_t fixed16(float v, float offset, float scale) {
   const float c = std::round((v + offset) * scale);
   return static_cast<std::uint16_t>(std::clamp(c, 0.0f, 65535.0f));
@@ -62,8 +79,9 @@ struct GpuMatcher::Impl {
   gpu::Capabilities caps;
   GpuMatcherOptions options;
   bool targetFloat = false;
+  bool halfPartials = false;  // partials in RGBA16F (EXT_color_buffer_half_float), else RGBA8
   QuadPass quad;
-  int pairRows = 0;  // H
+  int groupRows = 0;  // H
 
   // Target database.
   int length = 0;  // D; 0 while empty
@@ -77,7 +95,7 @@ struct GpuMatcher::Impl {
   cv::Mat targetCopy;  // for the cross-check's transposed search
   LaplacianSigns targetSigns;
 
-  std::optional<Target> partials, resultA, resultB;
+  std::optional<Target> partials, resultA, resultB, refined;
   std::optional<Texture> querySigns, uploaded;
   GpuDescriptors uploadedLayout;
   std::vector<float> uploadFloats;
@@ -86,8 +104,8 @@ struct GpuMatcher::Impl {
   size_t readbackBytes = 0;
 
   Impl(const gpu::Capabilities& c, const GpuMatcherOptions& o);
-  const Program& program(const std::string& name, const gpu::ShaderSource& piece, const std::vector<std::string>& d,
-                         bool codec, bool common);
+  const Program& program(const std::string& name, const std::vector<gpu::ShaderSource>& own,
+                         const std::vector<std::string>& d, bool codec);
   std::vector<Match> run(const GpuDescriptors& queries, const LaplacianSigns& signs);
   GpuDescriptors upload(const cv::Mat& queries);
 };
@@ -95,37 +113,46 @@ struct GpuMatcher::Impl {
 GpuMatcher::Impl::Impl(const gpu::Capabilities& c, const GpuMatcherOptions& o) : caps(c), options(o) {
   if (o.maxQueries < 1 || o.maxQueries > 65536)
     throw std::invalid_argument("GpuMatcher: maxQueries " + std::to_string(o.maxQueries) + " is not in [1, 65536]");
-  if (o.tileSize < 2 || o.tileSize > 256)
-    throw std::invalid_argument("GpuMatcher: tileSize " + std::to_string(o.tileSize) + " is not in [2, 256]");
+  if (o.queriesPerFragment != 4 && o.queriesPerFragment != 8)
+    throw std::invalid_argument("GpuMatcher: queriesPerFragment " + std::to_string(o.queriesPerFragment) +
+                                " is not 4 or 8");
+  halfPartials = !o.forceRgba8 && caps.halfFloatRenderable;
+  const int maxTile = maxTileSize(o.queriesPerFragment, halfPartials);
+  if (o.tileSize != 0 && (o.tileSize < 2 || o.tileSize > maxTile))
+    throw std::invalid_argument("GpuMatcher: tileSize " + std::to_string(o.tileSize) + " is not 0 (auto) or in [2, " +
+                                std::to_string(maxTile) + "] (" + std::to_string(o.queriesPerFragment) +
+                                " queries per fragment)");
   if (o.maxTilesPerPass < 1 || o.maxTilesPerPass > 256)
     throw std::invalid_argument("GpuMatcher: maxTilesPerPass " + std::to_string(o.maxTilesPerPass) +
                                 " is not in [1, 256]");
   targetFloat = !o.forceRgba8 && caps.has(gpu::Extension::OesTextureFloat);
-  const int pairs = (o.maxQueries + kQueriesPerScan - 1) / kQueriesPerScan;
-  pairRows = std::min(pairs, kMaxPairRows);
-  const int groups = (pairs + pairRows - 1) / pairRows;
-  const int partialWidth = groups * o.maxTilesPerPass;
+  const int queryGroups = (o.maxQueries + o.queriesPerFragment - 1) / o.queriesPerFragment;
+  groupRows = std::min(queryGroups, kMaxGroupRows);
+  const int columns = (queryGroups + groupRows - 1) / groupRows;
+  const int partialWidth = columns * o.maxTilesPerPass;
   if (partialWidth > caps.maxTextureSize)
     throw std::invalid_argument("GpuMatcher: maxQueries × maxTilesPerPass needs a partials texture " +
                                 std::to_string(partialWidth) + " wide, more than this GPU's " +
                                 std::to_string(caps.maxTextureSize));
-  // The partials hold bytes (tile-local indices), exact in RGBA8 on every GPU.
-  partials.emplace(caps, partialWidth, pairRows, TextureFormat::Rgba8);
+  // The partials hold small integers (tile-local indices), exact in RGBA8 on every GPU and in
+  // RGBA16F below 2048.
+  partials.emplace(caps, partialWidth, groupRows, halfPartials ? TextureFormat::Rgba16F : TextureFormat::Rgba8);
   const int resultRows = (o.maxQueries + kResultQueries - 1) / kResultQueries;
-  resultA.emplace(caps, 2 * kResultQueries, resultRows, TextureFormat::Rgba8);
-  resultB.emplace(caps, 2 * kResultQueries, resultRows, TextureFormat::Rgba8);
+  resultA.emplace(caps, kResultQueries, resultRows, TextureFormat::Rgba8);
+  resultB.emplace(caps, kResultQueries, resultRows, TextureFormat::Rgba8);
+  refined.emplace(caps, kResultQueries, resultRows, TextureFormat::Rgba8);
 }
 
-const Program& GpuMatcher::Impl::program(const std::string& name, const gpu::ShaderSource& piece,
-                                         const std::vector<std::string>& d, bool codec, bool common) {
+const Program& GpuMatcher::Impl::program(const std::string& name, const std::vector<gpu::ShaderSource>& own,
+                                         const std::vector<std::string>& d, bool codec) {
   std::string key = name;
   for (const std::string& s : d) key += "|" + s;
   auto found = programs.find(key);
   if (found != programs.end()) return found->second;
   std::vector<gpu::ShaderSource> pieces;
   if (codec) pieces.push_back(gpu::shaders::float_codec);
-  if (common) pieces.push_back(shaders::gpu_matcher_common);
-  pieces.push_back(piece);
+  pieces.push_back(shaders::gpu_matcher_common);
+  pieces.insert(pieces.end(), own.begin(), own.end());
   return programs.emplace(key, QuadPass::makeProgram(name, pieces, d)).first->second;
 }
 
@@ -204,14 +231,26 @@ std::vector<Match> GpuMatcher::Impl::run(const GpuDescriptors& queries, const La
   if (targetFloat) common.emplace_back("TARGET_FLOAT");
   if (useMeta) common.emplace_back("META");
   if (withSigns) common.emplace_back("QUERY_SIGNS");
+  // How the scan packs indices into the partials, and how the reduce reads them back.
+  common.emplace_back(halfPartials ? "PACK_BASE 64.0" : "PACK_BASE 16.0");
+  common.emplace_back(halfPartials ? "PACK_OFFSET 2048.0" : "PACK_OFFSET 0.0");
+  common.emplace_back(halfPartials ? "PARTIALS_SCALE 1.0" : "PARTIALS_SCALE 255.0");
+  const int perFragment = options.queriesPerFragment;
   std::vector<std::string> scanDefines = common;
   scanDefines.push_back("TILE " + std::to_string(tile));
-  const Program& scan = program("gpu_matcher_scan", shaders::gpu_matcher_scan_frag, scanDefines, !queryFloat, true);
+  scanDefines.push_back("QUERIES " + std::to_string(perFragment));
+  const Program& scan = program("gpu_matcher_scan", {shaders::gpu_matcher_scan_frag}, scanDefines, !queryFloat);
   std::vector<std::string> reduceDefines = common;
+  reduceDefines.push_back("QUERIES " + std::to_string(perFragment));
   reduceDefines.push_back("MAX_TILES " + std::to_string(options.maxTilesPerPass));
   reduceDefines.push_back("RESULT_QUERIES " + real(kResultQueries));
-  const Program& reduce =
-      program("gpu_matcher_reduce", shaders::gpu_matcher_reduce_frag, reduceDefines, !queryFloat, true);
+  const Program& reduce = program("gpu_matcher_reduce", {shaders::gpu_matcher_exact, shaders::gpu_matcher_reduce_frag},
+                                  reduceDefines, !queryFloat);
+  std::vector<std::string> refineDefines = common;
+  refineDefines.push_back("TILE " + std::to_string(tile));
+  refineDefines.push_back("RESULT_QUERIES " + real(kResultQueries));
+  const Program& refine = program("gpu_matcher_refine", {shaders::gpu_matcher_exact, shaders::gpu_matcher_refine_frag},
+                                  refineDefines, !queryFloat);
 
   if (withSigns) {
     const int rows = (options.maxQueries + kSignsPerRow - 1) / kSignsPerRow;
@@ -220,8 +259,8 @@ std::vector<Match> GpuMatcher::Impl::run(const GpuDescriptors& queries, const La
     for (int q = 0; q < n; ++q) bytes[static_cast<size_t>(q) * 4] = static_cast<std::uint8_t>((signs[static_cast<size_t>(q)] + 1) * 127);
     querySigns->upload(bytes.data());
   }
-  // Both passes read the query (in registers) and targets the same way.
-  for (const Program* p : {&scan, &reduce}) {
+  // All passes read the queries (in registers) and targets the same way.
+  for (const Program* p : {&scan, &reduce, &refine}) {
     if (!queryFloat) gpu::setCodecPrecision(*p, queries.precisionBits);
     sampleAs(*p, "u_queries", 0, *queries.texture);
     sampleAs(*p, "u_targets", 1, *targets);
@@ -230,41 +269,53 @@ std::vector<Match> GpuMatcher::Impl::run(const GpuDescriptors& queries, const La
   }
   sampleAs(reduce, "u_partials", 4, partials->texture);
   reduce.setUniform("u_count", static_cast<float>(count));
+  refine.setUniform("u_count", static_cast<float>(count));
 
   const int perPass = options.maxTilesPerPass;
-  const int pairs = (n + kQueriesPerScan - 1) / kQueriesPerScan;
-  const int groupsFull = pairs / pairRows, restRows = pairs % pairRows;
+  const int queryGroups = (n + perFragment - 1) / perFragment;
+  const int columnsFull = queryGroups / groupRows, restRows = queryGroups % groupRows;
   const int resultRowsFull = n / kResultQueries, restQueries = n % kResultQueries;
   const Target* result = &*resultA;
   const Target* previous = &*resultB;
   for (int first = 0, pass = 0; first < tiles; first += perPass, ++pass) {
     const int p = std::min(perPass, tiles - first);
-    scan.setUniform("u_scan", static_cast<float>(p), static_cast<float>(pairRows), static_cast<float>(first),
+    scan.setUniform("u_scan", static_cast<float>(p), static_cast<float>(groupRows), static_cast<float>(first),
                     static_cast<float>(count));
-    if (groupsFull > 0) quad.run(scan, partials->framebuffer, {0, 0, groupsFull * p, pairRows});
-    if (restRows > 0) quad.run(scan, partials->framebuffer, {groupsFull * p, 0, p, restRows});
+    if (columnsFull > 0) quad.run(scan, partials->framebuffer, {0, 0, columnsFull * p, groupRows});
+    if (restRows > 0) quad.run(scan, partials->framebuffer, {columnsFull * p, 0, p, restRows});
 
-    reduce.setUniform("u_reduce", static_cast<float>(p), static_cast<float>(pairRows), static_cast<float>(first),
+    reduce.setUniform("u_reduce", static_cast<float>(p), static_cast<float>(groupRows), static_cast<float>(first),
                       pass > 0 ? 1.0f : 0.0f);
     sampleAs(reduce, "u_previous", 5, previous->texture);
-    if (resultRowsFull > 0) quad.run(reduce, result->framebuffer, {0, 0, 2 * kResultQueries, resultRowsFull});
-    if (restQueries > 0) quad.run(reduce, result->framebuffer, {0, resultRowsFull, 2 * restQueries, 1});
+    if (resultRowsFull > 0) quad.run(reduce, result->framebuffer, {0, 0, kResultQueries, resultRowsFull});
+    if (restQueries > 0) quad.run(reduce, result->framebuffer, {0, resultRowsFull, restQueries, 1});
     std::swap(result, previous);
   }
   result = previous;  // the last pass's output
+  sampleAs(refine, "u_result", 4, result->texture);
+  if (resultRowsFull > 0) quad.run(refine, refined->framebuffer, {0, 0, kResultQueries, resultRowsFull});
+  if (restQueries > 0) quad.run(refine, refined->framebuffer, {0, resultRowsFull, restQueries, 1});
 
-  std::vector<std::uint8_t> full, rest;
-  if (resultRowsFull > 0) full = result->framebuffer.readRgba8({0, 0, 2 * kResultQueries, resultRowsFull});
-  if (restQueries > 0) rest = result->framebuffer.readRgba8({0, resultRowsFull, 2 * restQueries, 1});
-  readbackBytes = full.size() + rest.size();
+  // Read back the index (reduce) and the distances (refine): 4 + 4 bytes per query.
+  auto readBack = [&](const Target& from) {
+    std::vector<std::uint8_t> bytes;
+    if (resultRowsFull > 0) bytes = from.framebuffer.readRgba8({0, 0, kResultQueries, resultRowsFull});
+    if (restQueries > 0) {
+      const std::vector<std::uint8_t> rest = from.framebuffer.readRgba8({0, resultRowsFull, restQueries, 1});
+      bytes.insert(bytes.end(), rest.begin(), rest.end());
+    }
+    return bytes;
+  };
+  const std::vector<std::uint8_t> indices = readBack(*result);
+  const std::vector<std::uint8_t> distances = readBack(*refined);
+  readbackBytes = indices.size() + distances.size();
   std::vector<Match> out(static_cast<size_t>(n));
   for (int q = 0; q < n; ++q) {
-    const std::uint8_t* t = q < resultRowsFull * kResultQueries
-                                ? &full[static_cast<size_t>(q) * 8]
-                                : &rest[static_cast<size_t>(q - resultRowsFull * kResultQueries) * 8];
-    const int index = t[0] | (t[1] << 8);
-    const int c1 = (t[2] << 8) | t[3];
-    const int c2 = (t[4] << 8) | t[5];
+    const std::uint8_t* a = &indices[static_cast<size_t>(q) * 4];
+    const std::uint8_t* b = &distances[static_cast<size_t>(q) * 4];
+    const int index = a[0] | (a[1] << 8);
+    const int c1 = (b[0] << 8) | b[1];
+    const int c2 = (b[2] << 8) | b[3];
     Match& m = out[static_cast<size_t>(q)];
     m.query = q;
     m.target = index == kNoneCode || c1 == kNoneCode ? -1 : index;
@@ -300,7 +351,9 @@ void GpuMatcher::setTarget(const cv::Mat& descriptors, const LaplacianSigns& sig
   m.length = d;
   m.count = descriptors.rows;
   m.texels = m.targetFloat ? d / 4 : d / 2;
-  m.tile = std::min(m.options.tileSize, m.caps.maxTextureSize / m.texels);
+  m.tile = std::min(m.options.tileSize > 0 ? m.options.tileSize
+                                           : autoTileSize(m.count, maxTileSize(m.options.queriesPerFragment, m.halfPartials)),
+                    m.caps.maxTextureSize / m.texels);
   m.tiles = (m.count + m.tile - 1) / m.tile;
   if (m.tiles > m.caps.maxTextureSize)
     throw std::invalid_argument("GpuMatcher::setTarget: " + std::to_string(m.count) +

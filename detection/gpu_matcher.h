@@ -5,31 +5,36 @@
 // only a compact result read back (8 bytes per query).
 //
 // Layouts and passes (detection/gpu_matcher_common.glsl, gpu_matcher_scan.frag.glsl,
-// gpu_matcher_reduce.frag.glsl):
-// - Target texture, uploaded once by setTarget(): tiles of `tileSize` descriptors, one tile
-//   per texture row, descriptor i of a tile in texels [i·K, (i + 1)·K) of its row. With
+// gpu_matcher_exact.glsl, gpu_matcher_reduce.frag.glsl, gpu_matcher_refine.frag.glsl):
+// - Target texture, uploaded once by setTarget(): tiles of T descriptors, one tile per texture
+//   row, descriptor i of a tile in texels [i·K, (i + 1)·K) of its row. With
 //   OES_texture_float: RGBA32F, K = D / 4 texels holding bins 4k .. 4k + 3. Core GLES2: RGBA8,
 //   K = D / 2 texels holding bins 2k and 2k + 1 as 16-bit fixed point on [−1, 1]
 //   (bytes hi, lo, hi, lo; step 3.1e-5), which the scan decodes inside its dot product.
-//   An optional meta texture (tileSize × tiles, RGBA8) holds each target's |t|² (16-bit fixed
-//   on [0, 2)) and Laplacian sign; it is used only when signs are given or a row is not unit.
-// - Scan pass: one fragment per (query pair, tile): both queries' D bins held in registers, a
-//   loop of tileSize × K target fetches, each fetched texel used by both queries (target
-//   fetches dominate on llvmpipe, so pairing halves the pass), d² = |q|² + |t|² − 2 q·t.
-//   Output ("partials", RGBA8, tiles × query pairs): the tile-local indices of the best and
-//   second-best target of each query, (best₀, second₀, best₁, second₁) as bytes
-//   (tileSize ≤ 256). One RGBA8 output has no room for two queries' distances as well; the
-//   reduce recomputes them.
-// - Reduce pass: per query, for each tile of the pass, the exact distances of the tile's two
-//   candidates (2 × K fetches; the global second-nearest is the winning tile's second or
-//   another tile's best, so this is exact), merged with the previous pass's result; writes
-//   the result: two RGBA8 texels per query, texel 0 = (index low byte, index high byte,
-//   d1 high, d1 low), texel 1 = (d2 high, d2 low, 0, 0), distances 16-bit fixed on [0, 2]
-//   (step 3.1e-5), 65535 = none. Only this is read back: 8 bytes per query.
+//   An optional meta texture (T × tiles, RGBA8) holds each target's |t|² (16-bit fixed on
+//   [0, 2)) and Laplacian sign; it is used only when signs are given or a row is not unit.
+// - Scan pass: one fragment per (group of Q queries, tile): the Q queries' D bins held in
+//   registers, a loop of T × K target fetches, each fetched texel used by all Q queries
+//   (target fetches dominate on llvmpipe, so grouping divides the pass by Q), d² = |q|² + |t|²
+//   − 2 q·t. Output ("partials", tiles × query groups): each query's tile-local nearest index
+//   (Q = 4: one per channel; Q = 8: two per channel, i₀ + 16·i₁ in RGBA8, T ≤ 16, or
+//   i₀ + 64·i₁ − 2048 in RGBA16F where it can be rendered to, T ≤ 64).
+// - Reduce pass: per query, for each tile of the pass, the exact distance of the tile's
+//   candidate (K fetches), merged with the previous pass's result: the nearest index and the
+//   second distance among the candidates. One RGBA8 texel per query, (index low byte, high
+//   byte, d2 high, d2 low).
+// - Refine pass, once after the last reduce: per query, the winning tile scanned again (T × K
+//   fetches): the nearest's exact distance and the smaller of the candidates' second and the
+//   tile's other targets — the global second-nearest is one of those, so the result is exact.
+//   One RGBA8 texel per query, (d1 high, d1 low, d2 high, d2 low), 16-bit fixed on [0, 2] (step
+//   3.1e-5), 65535 = none. Read back: the reduce's and the refine's texels, 8 bytes per query.
 // - Targets beyond maxTilesPerPass tiles run in several (scan, reduce) rounds, ping-ponging
-//   the result.
-// Cost on llvmpipe (1000 × 1000 SURF-64, float targets): ~8.6 texel fetches per (query,
-// target) pair instead of 17, at ~2.7 ns of CPU per fetch and SIMD lane.
+//   the reduce's result.
+// - The loops over a target's K texels are written out (UNROLLED in gpu_matcher_common.glsl):
+//   llvmpipe does not unroll them, and a loop-indexed register array costs it a gather.
+// Cost on llvmpipe (1000 × 1000 SURF-64, float targets, Q = 8, T = 32): 2 target texel fetches
+// per (query, target) pair in the scan (K / Q), 0.5 in the reduce and the refine together;
+// measured 8.4 ms: scan 5.6, reduce 1.6, refine 0.6, the rest (uniforms, draws, readback) 0.4.
 
 #include <memory>
 #include <vector>
@@ -49,10 +54,18 @@ namespace nft::detection {
 struct GpuMatcherOptions {
   /// Most queries per call (SurfEs's maxKeypoints), in [1, 65536].
   int maxQueries = 4096;
-  /// Target descriptors per scan fragment, in [2, 256] (the partials hold 8-bit tile-local
-  /// indices); capped so a tile row fits the texture width (maxTextureSize / K). Larger
-  /// tiles: fewer candidates for the reduce to recompute (2 per tile and query).
-  int tileSize = 128;
+  /// Queries per scan fragment: 4 or 8. Each target texel the scan fetches serves that many
+  /// queries (fetches dominate on llvmpipe), but each query's bins are held in registers
+  /// (8 × D / 4 vec4 with float targets, twice that on the RGBA8 path) and the scan's one
+  /// output holds only 4 small integers, which bounds the tile: 4 → 256, 8 → 16 (RGBA8
+  /// partials) or 64 (RGBA16F partials, where EXT_color_buffer_half_float allows). Measured on
+  /// llvmpipe, 1000 × 1000: 8 → 8.4 ms, 4 → 10.2 ms.
+  int queriesPerFragment = 8;
+  /// Target descriptors per tile (one scan fragment's loop): 0 = auto (the power of two nearest
+  /// √M within [8, the bound above]), else in [2, that bound]; also capped so a tile row fits
+  /// the texture width (maxTextureSize / K). The reduce recomputes one candidate per tile and
+  /// query (N·M/T target descriptors) and the refine scans the winning tile (N·T).
+  int tileSize = 0;
   /// Tiles one scan/reduce round covers, in [1, 256]; more targets take several rounds.
   /// Lower it to test the multi-pass path cheaply.
   int maxTilesPerPass = 64;
@@ -99,8 +112,8 @@ class GpuMatcher {
   std::vector<Match> match(const cv::Mat& queries, const MatchOptions& options = {},
                            const LaplacianSigns& signs = {});
 
-  /// True when the targets use float textures (false: the core RGBA8 path). Partials and
-  /// results are RGBA8 on every GPU.
+  /// True when the targets use float textures (false: the core RGBA8 path). Partials are
+  /// RGBA16F where they can be rendered to (else RGBA8); results are RGBA8 on every GPU.
   bool floatPath() const;
   /// Bytes read back by the last nearest() call (8 per query).
   size_t lastReadbackBytes() const;

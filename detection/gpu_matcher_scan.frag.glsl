@@ -1,98 +1,142 @@
-// GpuMatcher scan pass: for a pair of queries and one tile of TILE target descriptors, the
-// local indices of the nearest and second-nearest target of each query by Euclidean distance
-// (brute force, seeds/000 section 6.1). A QuadPass over the partials texture: texel
-// (g·P + j, r) is query pair g·H + r (queries 2 (g·H + r) and 2 (g·H + r) + 1) against tile
-// u_scan.z + j (P = u_scan.x tiles this pass, H = u_scan.y pair rows).
-// Why pairs: on a GPU without caches worth the name (llvmpipe: ~2.6 ns per RGBA32F fetch and
-// lane) the target fetches dominate; each fetched target texel is used by both queries, halving
-// them. Why indices only: one RGBA8 output per fragment has 32 bits, room for two queries'
-// (best, second) tile-local indices (8 bits each, TILE <= 256) but not for their distances;
-// the reduce pass recomputes the candidates' distances exactly, 2 per tile, which is cheap.
-// Both queries' bins stay in registers; the tile is read once, K = TEXELS texels per target.
-// Constant loop bounds (GLSL ES 1.00 appendix A), one RGBA output: (best, second) of the
-// first query, (best, second) of the second, as bytes. A tile with one eligible target gives
-// second = best; one with none gives any index, which the reduce's exact distance rejects.
+// GpuMatcher scan pass: for a group of QUERIES queries and one tile of TILE target descriptors,
+// the tile-local index of each query's nearest target by Euclidean distance (brute force,
+// seeds/000 section 6.1). A QuadPass over the partials texture: texel (g·P + j, r) is query
+// group g·H + r (queries QUERIES·(g·H + r) + 0 .. QUERIES − 1) against tile u_scan.z + j
+// (P = u_scan.x tiles this pass, H = u_scan.y group rows).
+// Why groups: on a GPU without caches worth the name (llvmpipe: ~2.6 ns per RGBA32F fetch and
+// lane) the target fetches dominate; each fetched target texel is used by all QUERIES queries,
+// dividing them by QUERIES. Why the nearest index only: one output per fragment holds 4 small
+// integers (RGBA8: bytes; RGBA16F: exact within ±2048), room for QUERIES indices (8 queries:
+// two per channel, TILE ≤ PACK_BASE) and nothing else; the reduce pass recomputes the candidates'
+// distances exactly and the refine pass finds the second-nearest inside the winning tile.
+// All queries' bins stay in registers; the tile is read once, K = TEXELS texels per target.
+// Constant loop bounds (GLSL ES 1.00 appendix A), one RGBA output: the indices packed.
+// A tile with no eligible target gives index 0, which the reduce's exact distance rejects.
 //
-// Defines: those of gpu_matcher_common.glsl, and TILE (constant loop bound).
-uniform vec4 u_scan;  // (tiles this pass P, pair rows H, first tile of the pass, target count)
+// Defines: those of gpu_matcher_common.glsl, TILE (constant loop bound), QUERIES (4 or 8).
+uniform vec4 u_scan;  // (tiles this pass P, group rows H, first tile of the pass, target count)
 
-vec4 queryA[TEXELS];
-vec4 queryB[TEXELS];
+// The queries' bins, four queries per vec4 "lane group": query 4g + c is component c of group
+// g's accumulators, its bins in queryGC[]. Written out (not one array indexed by query) because
+// llvmpipe then keeps every accumulator in registers and each fetched texel feeds 4 dot
+// products per group.
+vec4 query00[TEXELS];
+vec4 query01[TEXELS];
+vec4 query02[TEXELS];
+vec4 query03[TEXELS];
+#if QUERIES == 8
+vec4 query10[TEXELS];
+vec4 query11[TEXELS];
+vec4 query12[TEXELS];
+vec4 query13[TEXELS];
+#endif
+
+// Loads query q into `bins`; returns (|q|², bin sum, Laplacian sign, 0).
+vec4 loadQuery(float q, out vec4 bins[TEXELS]) {
+  vec2 origin = queryOrigin(q);
+  vec4 stats = vec4(0.0);
+#ifdef TARGET_FLOAT
+#define LOAD(t) { vec4 a = queryTexel(origin, float(t)); stats.x += dot(a, a); bins[t] = a; }
+#else
+#define LOAD(t) { vec4 a = queryTexel(origin, float(t)); stats.x += dot(a, a); stats.y += dot(a, vec4(1.0)); bins[2 * t] = vec4(a.x * HI, a.x * LO, a.y * HI, a.y * LO); bins[2 * t + 1] = vec4(a.z * HI, a.z * LO, a.w * HI, a.w * LO); }
+#endif
+  QUARTERS(LOAD)
+#undef LOAD
+#ifdef QUERY_SIGNS
+  stats.z = querySign(q);
+#endif
+  return stats;
+}
+
+// One target's d² to the four queries of a group, from their dot products s, |q|² qq, bin
+// sums qsum, signs qs and the target's |t|² tt and sign ts.
+vec4 distances(vec4 s, vec4 qq, vec4 qsum, vec4 qs, float tt, float ts) {
+#ifdef TARGET_FLOAT
+  vec4 d = max(qq + tt - 2.0 * s, 0.0);
+#else
+  vec4 d = max(qq + tt - 2.0 * (s - qsum), 0.0);
+#endif
+#ifdef QUERY_SIGNS
+  d = mix(d, vec4(NONE), vec4(lessThan(qs * ts, vec4(-0.5))));
+#endif
+  return d;
+}
+
+#ifdef TARGET_FLOAT
+#define FETCH(k) texture2D(u_targets, vec2(x + float(k) * invWidth, rowV))
+#else
+#define FETCH(k) floor(texture2D(u_targets, vec2(x + float(k) * invWidth, rowV)) * 255.0 + 0.5)
+#endif
+// One texel k of the target: fetched once, used by every query of the fragment. (GLSL ES
+// 1.00 has no line continuation: each macro stays on one line.)
+#define DOTS0(t, k) vec4(dot(query00[k], t), dot(query01[k], t), dot(query02[k], t), dot(query03[k], t))
+#define DOTS1(t, k) vec4(dot(query10[k], t), dot(query11[k], t), dot(query12[k], t), dot(query13[k], t))
+#if QUERIES == 8
+#define STEP(k) { vec4 t = FETCH(k); dot0 += DOTS0(t, k); dot1 += DOTS1(t, k); }
+#else
+#define STEP(k) { vec4 t = FETCH(k); dot0 += DOTS0(t, k); }
+#endif
 
 void main() {
   vec2 index = nft_texel_index();
   float group = floor((index.x + 0.5) / u_scan.x);
   float j = index.x - group * u_scan.x;
-  float qa = 2.0 * (group * u_scan.y + index.y);
+  float q0 = float(QUERIES) * (group * u_scan.y + index.y);
   float tile = u_scan.z + j;
 
-  // Both queries in registers; (|q|², bin sum) per query in the x / y components.
-  vec2 originA = queryOrigin(qa);
-  vec2 originB = queryOrigin(qa + 1.0);
-  vec2 qq = vec2(0.0);
-#ifndef TARGET_FLOAT
-  vec2 qsum = vec2(0.0);
-#endif
-  for (int t = 0; t < BINS_QUARTER; t++) {
-    vec4 a = queryTexel(originA, float(t));
-    vec4 b = queryTexel(originB, float(t));
-    qq += vec2(dot(a, a), dot(b, b));
-#ifdef TARGET_FLOAT
-    queryA[t] = a;
-    queryB[t] = b;
-#else
-    qsum += vec2(dot(a, vec4(1.0)), dot(b, vec4(1.0)));
-    queryA[2 * t] = vec4(a.x * HI, a.x * LO, a.y * HI, a.y * LO);
-    queryA[2 * t + 1] = vec4(a.z * HI, a.z * LO, a.w * HI, a.w * LO);
-    queryB[2 * t] = vec4(b.x * HI, b.x * LO, b.y * HI, b.y * LO);
-    queryB[2 * t + 1] = vec4(b.z * HI, b.z * LO, b.w * HI, b.w * LO);
-#endif
-  }
-#ifdef QUERY_SIGNS
-  vec2 qs = vec2(querySign(qa), querySign(qa + 1.0));
+  // Per lane group: |q|², bin sums, signs of its 4 queries.
+  vec4 s0 = loadQuery(q0, query00);
+  vec4 s1 = loadQuery(q0 + 1.0, query01);
+  vec4 s2 = loadQuery(q0 + 2.0, query02);
+  vec4 s3 = loadQuery(q0 + 3.0, query03);
+  vec4 qq0 = vec4(s0.x, s1.x, s2.x, s3.x);
+  vec4 qsum0 = vec4(s0.y, s1.y, s2.y, s3.y);
+  vec4 qs0 = vec4(s0.z, s1.z, s2.z, s3.z);
+  vec4 best0 = vec4(NONE);
+  vec4 index0 = vec4(0.0);
+#if QUERIES == 8
+  s0 = loadQuery(q0 + 4.0, query10);
+  s1 = loadQuery(q0 + 5.0, query11);
+  s2 = loadQuery(q0 + 6.0, query12);
+  s3 = loadQuery(q0 + 7.0, query13);
+  vec4 qq1 = vec4(s0.x, s1.x, s2.x, s3.x);
+  vec4 qsum1 = vec4(s0.y, s1.y, s2.y, s3.y);
+  vec4 qs1 = vec4(s0.z, s1.z, s2.z, s3.z);
+  vec4 best1 = vec4(NONE);
+  vec4 index1 = vec4(0.0);
 #endif
 
   float invWidth = 1.0 / u_targets_size.x;
   float rowV = (tile + 0.5) / u_targets_size.y;
   float base = tile * TILE_F;
-  // Per query (x: first, y: second of the pair): best and second d², their local indices.
-  vec2 b1 = vec2(NONE);
-  vec2 b2 = vec2(NONE);
-  vec2 i1 = vec2(0.0);
-  vec2 i2 = vec2(0.0);
   for (int i = 0; i < TILE; i++) {
     float fi = float(i);
     if (base + fi >= u_scan.w) break;
     float x = (fi * TEXELS_F + 0.5) * invWidth;
-    vec2 s = vec2(0.0);
-    for (int k = 0; k < TEXELS; k++) {
-#ifdef TARGET_FLOAT
-      vec4 t = texture2D(u_targets, vec2(x + float(k) * invWidth, rowV));
-#else
-      vec4 t = floor(texture2D(u_targets, vec2(x + float(k) * invWidth, rowV)) * 255.0 + 0.5);
+    vec4 dot0 = vec4(0.0);
+#if QUERIES == 8
+    vec4 dot1 = vec4(0.0);
 #endif
-      s += vec2(dot(queryA[k], t), dot(queryB[k], t));
-    }
-#ifndef TARGET_FLOAT
-    s -= qsum;
-#endif
+    UNROLLED(STEP)
 #ifdef META
     vec2 meta = targetMeta(fi, rowV);
-    vec2 d = max(qq + meta.x - 2.0 * s, 0.0);
-#ifdef QUERY_SIGNS
-    d = mix(d, vec2(NONE), vec2(lessThan(qs * meta.y, vec2(-0.5))));
-#endif
 #else
-    vec2 d = max(qq + 1.0 - 2.0 * s, 0.0);
+    vec2 meta = vec2(1.0, 0.0);
 #endif
-    vec2 first = vec2(lessThan(d, b1));
-    vec2 second = vec2(lessThan(d, b2));
-    i2 = mix(mix(i2, vec2(fi), second), i1, first);
-    b2 = min(b2, max(b1, d));
-    i1 = mix(i1, vec2(fi), first);
-    b1 = min(b1, d);
+    vec4 d = distances(dot0, qq0, qsum0, qs0, meta.x, meta.y);
+    index0 = mix(index0, vec4(fi), vec4(lessThan(d, best0)));
+    best0 = min(best0, d);
+#if QUERIES == 8
+    d = distances(dot1, qq1, qsum1, qs1, meta.x, meta.y);
+    index1 = mix(index1, vec4(fi), vec4(lessThan(d, best1)));
+    best1 = min(best1, d);
+#endif
   }
-  // A tile with a single eligible target: second = best (the reduce skips the duplicate).
-  i2 = mix(i2, i1, vec2(greaterThan(b2, vec2(NONE * 0.5))));
-  gl_FragColor = vec4(i1.x, i2.x, i1.y, i2.y) * (1.0 / 255.0);
+#if QUERIES == 4
+  gl_FragColor = index0 * (1.0 / PARTIALS_SCALE);
+#else
+  // Two queries per channel: channel c = index of query 2c + PACK_BASE × index of query 2c + 1
+  // − PACK_OFFSET.
+  gl_FragColor = (vec4(index0.xz, index1.xz) + PACK_BASE * vec4(index0.yw, index1.yw) - PACK_OFFSET) * (1.0 / PARTIALS_SCALE);
+#endif
 }

@@ -100,7 +100,8 @@ void gpuMatch(benchmark::State& state, int targets, bool core) {
   SurfEs surfEs(caps, surfOptions);
   GpuMatcherOptions options;
   options.maxQueries = kCount;
-  if (state.range(0) > 0) options.tileSize = static_cast<int>(state.range(0));
+  options.queriesPerFragment = static_cast<int>(state.range(0));
+  options.tileSize = static_cast<int>(state.range(1));
   GpuMatcher matcher(caps, options);
   matcher.setTarget(targets == 8192 ? d.targets8192 : d.targets1000);
   const GpuDescriptors queries = surfEs.extract(d.image3, d.keypoints3);
@@ -150,18 +151,17 @@ void GpuMatcherCore1000x1000(benchmark::State& s) { gpuMatch(s, 1000, true); }
 void BFMatcher1000x1000(benchmark::State& s) { bfMatch(s, 1000); }
 void BFMatcher1000x8192(benchmark::State& s) { bfMatch(s, 8192); }
 
-// GpuMatcher arg: tile size (0: the default). BFMatcher arg: threads. all_threads_cpu_ms
-// counts llvmpipe's and OpenCV's worker threads too: compare it when the machine is loaded.
-// (Tried and dropped: targets in a uniform array, one draw per tile: no faster at 1000 × 1000
-// on llvmpipe, 5× slower at 8192, as llvmpipe gathers indexed uniforms like texels. Measured
-// for the query-pair scan: vec4 accumulators instead of dot(), and no per-target break: no
-// change, the scan is bound by its ~8.6 texel fetches per pair at ~2.7 ns CPU each. A scan of
-// 8 queries per fragment costs ~10 ms CPU, but its 32-bit output holds only a 4-bit best
-// index per query, so tiles of 16 and an extra exact pass: not done.)
-BENCHMARK(GpuMatcher1000x1000)->Arg(0)->Arg(64)->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(GpuMatcherCore1000x1000)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
+// GpuMatcher args: queries per scan fragment, tile size (0: auto). BFMatcher arg: threads.
+// all_threads_cpu_ms counts llvmpipe's and OpenCV's worker threads too: compare it when the
+// machine is loaded; run with --benchmark_repetitions=6 --benchmark_enable_random_interleaving
+// on a shared machine. (Tried and dropped: targets in a uniform array, one draw per tile: no
+// faster at 1000 × 1000 on llvmpipe, 5× slower at 8192, as llvmpipe gathers indexed uniforms
+// like texels. The scan of 2 queries per fragment keeping both nearest indices per tile: 14.9 ms
+// at 1000 × 1000; 8 queries with loops over the texels instead of written out: 36 ms of CPU.)
+BENCHMARK(GpuMatcher1000x1000)->Args({8, 0})->Args({8, 16})->Args({8, 64})->Args({4, 32})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(GpuMatcherCore1000x1000)->Args({8, 0})->Args({4, 32})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BFMatcher1000x1000)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(GpuMatcher1000x8192)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(GpuMatcher1000x8192)->Args({8, 0})->Args({8, 64})->Args({4, 128})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BFMatcher1000x8192)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

@@ -161,22 +161,26 @@ TEST_F(GpuMatcherTest, MatchesTargetsSpanningSeveralPasses) {
   const cv::Mat targets = randomUnit(1000, 64, 1);
   const cv::Mat queries = noisyCopies(targets, 300, 0.05, 2);
   for (bool rgba8 : {false, true}) {
-    GpuMatcherOptions options;
-    options.maxQueries = 300;
-    options.tileSize = 32;
-    options.maxTilesPerPass = 3;  // 32 tiles: 11 scan/reduce rounds
-    options.forceRgba8 = rgba8;
-    GpuMatcher matcher(caps(), options);
-    SCOPED_TRACE(rgba8 ? "rgba8" : "float");
-    expectAgreement(matcher, targets, queries, 1e-3);
+    for (int perFragment : {4, 8}) {
+      GpuMatcherOptions options;
+      options.maxQueries = 300;
+      options.queriesPerFragment = perFragment;
+      options.tileSize = perFragment == 4 ? 32 : 16;
+      options.maxTilesPerPass = 3;  // 32 or 63 tiles: 11 or 21 scan/reduce rounds
+      options.forceRgba8 = rgba8;
+      GpuMatcher matcher(caps(), options);
+      SCOPED_TRACE(std::string(rgba8 ? "rgba8" : "float") + ", queries per fragment " + std::to_string(perFragment));
+      expectAgreement(matcher, targets, queries, 1e-3);
+    }
   }
 }
 
-// The scan keeps only each tile's best two indices per query and the reduce recomputes their
-// distances: here every target has a near twin right after it (same tile), so each query's
-// second-nearest is its nearest's twin in the same tile and d2 is right only if the tile's
-// second index is. An odd query count leaves the last scan pair half empty; small tiles and
-// few tiles per pass exercise the merge with the previous round's result.
+// The scan keeps only each tile's nearest index per query, the reduce recomputes those
+// distances and the refine pass looks for the second-nearest inside the winning tile: here
+// every target has a near twin right after it (same tile), so each query's second-nearest is
+// its nearest's twin and d2 is right only if the refine finds it. 301 queries leave the last
+// scan group part empty; small tiles and few tiles per pass exercise the merge with the
+// previous round's result.
 TEST_F(GpuMatcherTest, FindsTheSecondNearestInsideTheWinningTile) {
   const cv::Mat base = randomUnit(200, 64, 20);
   cv::Mat targets(400, 64, CV_32F);
@@ -195,15 +199,18 @@ TEST_F(GpuMatcherTest, FindsTheSecondNearestInsideTheWinningTile) {
   for (const Match& m : cpu) sameTile += std::isfinite(m.secondDistance) && m.secondDistance < 0.6f ? 1 : 0;
   ASSERT_GT(sameTile, 250);  // the construction works: most second-nearest are the twins
   for (bool rgba8 : {false, true}) {
-    GpuMatcherOptions options;
-    options.maxQueries = 301;
-    options.tileSize = 16;
-    options.maxTilesPerPass = 4;  // 25 tiles: 7 scan/reduce rounds
-    options.forceRgba8 = rgba8;
-    GpuMatcher matcher(caps(), options);
-    SCOPED_TRACE(rgba8 ? "rgba8" : "float");
-    // A second index lost in the scan would put d2 near a random pair's 1.4, not the twin's 0.24.
-    expectAgreement(matcher, targets, queries, 1e-3);
+    for (int perFragment : {4, 8}) {
+      GpuMatcherOptions options;
+      options.maxQueries = 301;
+      options.queriesPerFragment = perFragment;
+      options.tileSize = 16;
+      options.maxTilesPerPass = 4;  // 25 tiles: 7 scan/reduce rounds
+      options.forceRgba8 = rgba8;
+      GpuMatcher matcher(caps(), options);
+      SCOPED_TRACE(std::string(rgba8 ? "rgba8" : "float") + ", queries per fragment " + std::to_string(perFragment));
+      // A twin missed by the refine would put d2 near a random pair's 1.4, not the twin's 0.24.
+      expectAgreement(matcher, targets, queries, 1e-3);
+    }
   }
 }
 
@@ -290,6 +297,18 @@ TEST_F(GpuMatcherTest, RejectsBadDescriptorsNamingThem) {
   MatchOptions bad;
   bad.ratio = 1.5f;
   expectMessage([&] { matcher.match(randomUnit(4, 64, 16), bad); }, "ratio");
+  const auto withOptions = [](int perFragment, int tile) {
+    GpuMatcherOptions o;
+    o.queriesPerFragment = perFragment;
+    o.tileSize = tile;
+    return o;
+  };
+  expectMessage([&] { GpuMatcher(caps(), withOptions(2, 0)); }, "queriesPerFragment 2 is not 4 or 8");
+  expectMessage([&] { GpuMatcher(caps(), withOptions(8, 128)); }, "tileSize 128 is not 0 (auto) or in [2, ");
+  GpuMatcherOptions rgba8 = withOptions(8, 32);
+  rgba8.forceRgba8 = true;  // RGBA8 partials hold 8 indices of 4 bits
+  expectMessage([&] { GpuMatcher(caps(), rgba8); }, "tileSize 32 is not 0 (auto) or in [2, 16]");
+  expectMessage([&] { GpuMatcher(caps(), withOptions(4, 512)); }, "tileSize 512 is not 0 (auto) or in [2, 256]");
   GpuMatcherOptions small;
   small.maxQueries = 2;
   GpuMatcher tiny(caps(), small);

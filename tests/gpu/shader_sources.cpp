@@ -64,20 +64,22 @@ void runMatchers(const gpu::Capabilities& caps, const detection::GpuDescriptors&
   const cv::Mat cpuQueries = unitRows(queries.count, length, rng);
   const detection::LaplacianSigns targetSigns(static_cast<size_t>(target.rows), 1);
   const detection::LaplacianSigns querySigns(static_cast<size_t>(queries.count), -1);
-  for (bool forceRgba8 : {false, true}) {
-    detection::GpuMatcherOptions options;
-    options.maxQueries = 64;
-    options.forceRgba8 = forceRgba8;
-    detection::GpuMatcher matcher(caps, options);
-    matcher.setTarget(target);
-    matcher.nearest(queries);
-    matcher.nearest(cpuQueries);
-    matcher.setTarget(target, targetSigns);
-    matcher.nearest(queries, querySigns);
-    matcher.nearest(queries);
-    matcher.setTarget(target * 0.5);
-    matcher.nearest(queries);
-  }
+  for (bool forceRgba8 : {false, true})
+    for (int perFragment : {4, 8}) {
+      detection::GpuMatcherOptions options;
+      options.maxQueries = 64;
+      options.forceRgba8 = forceRgba8;
+      options.queriesPerFragment = perFragment;
+      detection::GpuMatcher matcher(caps, options);
+      matcher.setTarget(target);
+      matcher.nearest(queries);
+      matcher.nearest(cpuQueries);
+      matcher.setTarget(target, targetSigns);
+      matcher.nearest(queries, querySigns);
+      matcher.nearest(queries);
+      matcher.setTarget(target * 0.5);
+      matcher.nearest(queries);
+    }
 }
 
 void exercise(const gpu::Capabilities& caps, std::mt19937& rng) {

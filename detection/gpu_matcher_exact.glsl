@@ -1,0 +1,80 @@
+// One query in registers and its exact distance to any target: the part GpuMatcher's reduce
+// and refine passes share (gpu_matcher_reduce.frag.glsl, gpu_matcher_refine.frag.glsl). The
+// distance is computed as the scan computes d² (gpu_matcher_scan.frag.glsl), so all passes
+// rank candidates alike. Also the 16-bit fixed point of distances in the result textures.
+// Defines: those of gpu_matcher_common.glsl (which must come first).
+
+uniform float u_count;  // target count M
+
+// A distance of "none"; real distances are at most 2.
+#define NONE_D 8.0
+
+vec4 query[TEXELS];
+float qq;
+#ifndef TARGET_FLOAT
+float qsum;
+#endif
+#ifdef QUERY_SIGNS
+float qs;
+#endif
+
+// Distance d in [0, 2] as a 16-bit code round(d · 32767.5); 65535 = none.
+float code16(float d) {
+  return d >= NONE_D * 0.5 ? 65535.0 : min(floor(d * 32767.5 + 0.5), 65534.0);
+}
+float decode16(float high, float low) {
+  float c = high * 256.0 + low;
+  return c > 65534.5 ? NONE_D : c / 32767.5;
+}
+
+// Loads query q (index in SurfEs's layout) into the registers above.
+void loadQuery(float q) {
+  vec2 origin = queryOrigin(q);
+  qq = 0.0;
+#ifndef TARGET_FLOAT
+  qsum = 0.0;
+#endif
+#ifdef TARGET_FLOAT
+#define LOAD(t) { vec4 v = queryTexel(origin, float(t)); qq += dot(v, v); query[t] = v; }
+#else
+#define LOAD(t) { vec4 v = queryTexel(origin, float(t)); qq += dot(v, v); qsum += dot(v, vec4(1.0)); query[2 * t] = vec4(v.x * HI, v.x * LO, v.y * HI, v.y * LO); query[2 * t + 1] = vec4(v.z * HI, v.z * LO, v.w * HI, v.w * LO); }
+#endif
+  QUARTERS(LOAD)
+#undef LOAD
+#ifdef QUERY_SIGNS
+  qs = querySign(q);
+#endif
+}
+
+// Exact distance (not squared) from the loaded query to target `target` (global index);
+// NONE_D if the index is past the targets or the Laplacian signs differ.
+float targetDistance(float target) {
+  float row = floor((target + 0.5) / TILE_F);
+  float column = target - row * TILE_F;
+  float rowV = (row + 0.5) / u_targets_size.y;
+  float x = (column * TEXELS_F + 0.5) / u_targets_size.x;
+  float invWidth = 1.0 / u_targets_size.x;
+  float s = 0.0;
+#ifdef TARGET_FLOAT
+#define TERM(k) s += dot(query[k], texture2D(u_targets, vec2(x + float(k) * invWidth, rowV)));
+#else
+#define TERM(k) s += dot(query[k], floor(texture2D(u_targets, vec2(x + float(k) * invWidth, rowV)) * 255.0 + 0.5));
+#endif
+  UNROLLED(TERM)
+#undef TERM
+#ifdef META
+  vec2 meta = targetMeta(column, rowV);
+  float tt = meta.x;
+#else
+  float tt = 1.0;
+#endif
+#ifdef TARGET_FLOAT
+  float d2 = max(qq + tt - 2.0 * s, 0.0);
+#else
+  float d2 = max(qq + tt - 2.0 * (s - qsum), 0.0);
+#endif
+#ifdef QUERY_SIGNS
+  if (qs * meta.y < -0.5) d2 = NONE;
+#endif
+  return target >= u_count - 0.5 ? NONE_D : sqrt(d2);
+}
