@@ -66,8 +66,10 @@ for t in "${targets[@]}"; do
   [ "$runs" -gt 0 ] && limit+=(-runs="$runs")
   if [ "$t" = calibration ]; then
     # OpenCV 4.6's YAML parser (cv::FileStorage, Debian 12) never returns on some malformed
-    # files (tests/fuzz/known-hangs/, README "Fuzzing"): we cannot fix it, so this target runs in
-    # fork mode, which counts such timeouts and goes on; crashes and sanitizer reports still stop it.
+    # files (tests/fuzz/known-hangs/, README "Fuzzing"): loadCalibration gives up at its deadline
+    # (2 s in the harness) and leaves the stuck parser thread running, so this target runs in
+    # fork mode, whose children end (and take such threads with them) every few seconds; any
+    # timeout left is counted, not fatal; crashes and sanitizer reports still stop it.
     limit+=(-fork=1 -ignore_timeouts=1)
   fi
   start=$(date +%s%N)

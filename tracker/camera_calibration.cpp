@@ -1,10 +1,16 @@
 #include "tracker/camera_calibration.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <exception>
 #include <initializer_list>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace nft::tracker {
 namespace {
@@ -71,12 +77,59 @@ void validateK(const cv::Matx33d& K, const std::string& key, const std::string& 
   }
 }
 
+// cv::FileStorage::open on a worker thread, waited for at most `deadline`. OpenCV 4.6's YAML
+// parser (Debian 12) never returns on some malformed files (found by
+// tests/fuzz/calibration_fuzzer.cpp; tests/fuzz/known-hangs/): rather than hang the caller, the
+// load fails with a message after the deadline. The stuck thread cannot be stopped: it is
+// detached and keeps its core busy until the process ends (the apps exit on the error).
+// Returns the open storage, or null if open() returned false; rethrows what open() threw.
+// (The storage lives in the state shared with the worker: cv::FileNode points into it.)
+struct ParseState {
+  std::mutex mutex;
+  std::condition_variable finished;
+  bool done = false;
+  bool opened = false;
+  std::exception_ptr error;
+  cv::FileStorage fs;
+};
+
+std::shared_ptr<ParseState> openWithDeadline(const std::string& path, std::chrono::milliseconds deadline) {
+  using Shared = ParseState;
+  auto shared = std::make_shared<Shared>();
+  std::thread([shared, path] {
+    bool opened = false;
+    std::exception_ptr error;
+    try {
+      opened = shared->fs.open(path, cv::FileStorage::READ);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(shared->mutex);
+    shared->done = true;
+    shared->opened = opened;
+    shared->error = error;
+    shared->finished.notify_all();
+  }).detach();
+  std::unique_lock<std::mutex> lock(shared->mutex);
+  if (!shared->finished.wait_for(lock, deadline, [&] { return shared->done; })) {
+    fail(path, "OpenCV's parser did not finish within " + std::to_string(deadline.count()) +
+                   " ms (OpenCV 4.6 never returns on some malformed files)");
+  }
+  if (shared->error) std::rethrow_exception(shared->error);
+  return shared->opened ? shared : nullptr;
+}
+
 }  // namespace
 
-CameraCalibration loadCalibration(const std::string& path) {
-  cv::FileStorage fs;
+CameraCalibration loadCalibration(const std::string& path, std::chrono::milliseconds parseDeadline) {
+  if (parseDeadline.count() <= 0) {
+    throw std::invalid_argument("loadCalibration: parseDeadline must be positive, got " +
+                                std::to_string(parseDeadline.count()) + " ms");
+  }
+  std::shared_ptr<ParseState> parsed;
   try {
-    if (!fs.open(path, cv::FileStorage::READ)) fail(path, "cannot be opened");
+    parsed = openWithDeadline(path, parseDeadline);
+    if (!parsed) fail(path, "cannot be opened");
   } catch (const cv::Exception& e) {
     fail(path, "cannot be parsed (" + e.err + ")");
   } catch (const std::runtime_error&) {
@@ -86,6 +139,7 @@ CameraCalibration loadCalibration(const std::string& path) {
     // such as ":dt f" (found by tests/fuzz/calibration_fuzzer.cpp).
     fail(path, std::string("cannot be parsed (") + e.what() + ")");
   }
+  const cv::FileStorage& fs = parsed->fs;
   CameraCalibration c;
   c.source = path;
   // OpenCV asserts (cv::Exception) where the file's structure is not what a lookup expects, e.g.

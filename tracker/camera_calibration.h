@@ -6,6 +6,7 @@
 // pixels for an image of imageSize; the centre of pixel (i, j) is at (i, j), so the image's
 // outer border runs from −0.5 to width − 0.5.
 
+#include <chrono>
 #include <string>
 
 #include <opencv2/core.hpp>
@@ -37,9 +38,14 @@ constexpr double kDefaultHorizontalFovDegrees = 60.0;
 /// distortion_coefficients. `source` is set to `path`.
 /// @throws std::runtime_error naming the file and the key when the file cannot be read, a key is
 ///   missing or not numeric, K is not 3×3, has a NaN/inf, is singular, has a non-positive focal
-///   length or a last row other than 0 0 1, the distortion has a bad length or a NaN, or the
-///   image size is not positive.
-CameraCalibration loadCalibration(const std::string& path);
+///   length or a last row other than 0 0 1, the distortion has a bad length or a NaN, the
+///   image size is not positive, or OpenCV's parser has not finished after `parseDeadline`
+///   (OpenCV 4.6 never returns on some malformed YAML, tests/fuzz/known-hangs: the parse runs
+///   on a worker thread, which is left running, detached, when the deadline passes; calibration
+///   files of OpenCV's tools parse in milliseconds).
+/// @throws std::invalid_argument if parseDeadline is not positive.
+CameraCalibration loadCalibration(const std::string& path,
+                                  std::chrono::milliseconds parseDeadline = std::chrono::seconds(5));
 
 /// The calibration used when none is given: horizontal field of view
 /// kDefaultHorizontalFovDegrees (fx = (width / 2) / tan(30°)), square pixels (fy = fx), no

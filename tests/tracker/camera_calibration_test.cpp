@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -141,6 +142,28 @@ TEST_F(CalibrationFile, ErrorsNameTheFileAndTheKey) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find(missing), std::string::npos) << e.what();
   }
+}
+
+// OpenCV 4.6's YAML parser never returns on this 22-byte file (found by fuzzing,
+// tests/fuzz/known-hangs/): the load gives up at its deadline with a message naming the file,
+// instead of hanging the caller.
+TEST_F(CalibrationFile, AFileOpenCvNeverFinishesParsingFailsAtTheDeadline) {
+  const std::string hang = std::string(NFT_SOURCE_DIR) + "/tests/fuzz/known-hangs/opencv-4.6-filestorage-yaml.yml";
+  ASSERT_TRUE(fs::exists(hang)) << hang;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    loadCalibration(hang, std::chrono::milliseconds(300));
+    ADD_FAILURE() << "no exception";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("calibration file '" + hang + "'"), std::string::npos) << what;
+    EXPECT_NE(what.find("did not finish within 300 ms"), std::string::npos) << what;
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 3.0);  // the deadline, not the parser, ended it
+  // A good file still loads with a short deadline, and the deadline must be positive.
+  EXPECT_NO_THROW(loadCalibration(writeOpenCvSampleFile(path("good.yml")), std::chrono::milliseconds(2000)));
+  EXPECT_THROW(loadCalibration(path("good.yml"), std::chrono::milliseconds(0)), std::invalid_argument);
 }
 
 TEST(DefaultCalibration, IsSixtyDegreesHorizontalCentredWithoutDistortion) {
