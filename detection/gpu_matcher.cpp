@@ -30,7 +30,10 @@ using gpu::Texture;
 using gpu::TextureFormat;
 
 constexpr int kMaxTargets = 65535;    // 16-bit indices, 65535 = none
-constexpr int kResultQueries = 8;     // queries per row of the reduce's and refine's results
+// Queries per row of the reduce's and refine's results: narrow and tall, because llvmpipe
+// shares a pass out among its threads by 64×64 screen tiles (1000 queries in rows of 64 would
+// be one tile, one core).
+constexpr int kResultQueries = 8;
 constexpr int kSignsPerRow = 64;      // queries per row of the query-sign texture
 constexpr int kQueryBlocksPerRow = 64;  // SurfEs's layout, for uploaded queries
 constexpr int kMaxGroupRows = 1024;   // H: query-group rows of the partials texture
@@ -135,7 +138,7 @@ GpuMatcher::Impl::Impl(const gpu::Capabilities& c, const GpuMatcherOptions& o) :
                                 std::to_string(partialWidth) + " wide, more than this GPU's " +
                                 std::to_string(caps.maxTextureSize));
   // The partials hold small integers (tile-local indices), exact in RGBA8 on every GPU and in
-  // RGBA16F below 2048.
+  // RGBA16F within ±2048.
   partials.emplace(caps, partialWidth, groupRows, halfPartials ? TextureFormat::Rgba16F : TextureFormat::Rgba8);
   const int resultRows = (o.maxQueries + kResultQueries - 1) / kResultQueries;
   resultA.emplace(caps, kResultQueries, resultRows, TextureFormat::Rgba8);
