@@ -36,7 +36,10 @@ constexpr int kMaxTargets = 65535;    // 16-bit indices, 65535 = none
 constexpr int kResultQueries = 8;
 constexpr int kSignsPerRow = 64;      // queries per row of the query-sign texture
 constexpr int kQueryBlocksPerRow = 64;  // SurfEs's layout, for uploaded queries
-constexpr int kMaxGroupRows = 1024;   // H: query-group rows of the partials texture
+// Query groups per partials column and tile (BAND): the partials of tile j fill rows
+// [BAND·j, BAND·(j + 1)), so a block of neighbouring fragments (the SIMD lanes of a software
+// rasteriser, a quad on a GPU) reads the same target texels.
+constexpr int kBand = 4;
 constexpr std::uint16_t kNoneCode = 65535;
 
 struct Target {
@@ -84,7 +87,6 @@ struct GpuMatcher::Impl {
   bool targetFloat = false;
   bool halfPartials = false;  // partials in RGBA16F (EXT_color_buffer_half_float), else RGBA8
   QuadPass quad;
-  int groupRows = 0;  // H
 
   // Target database.
   int length = 0;  // D; 0 while empty
@@ -130,16 +132,16 @@ GpuMatcher::Impl::Impl(const gpu::Capabilities& c, const GpuMatcherOptions& o) :
                                 " is not in [1, 256]");
   targetFloat = !o.forceRgba8 && caps.has(gpu::Extension::OesTextureFloat);
   const int queryGroups = (o.maxQueries + o.queriesPerFragment - 1) / o.queriesPerFragment;
-  groupRows = std::min(queryGroups, kMaxGroupRows);
-  const int columns = (queryGroups + groupRows - 1) / groupRows;
-  const int partialWidth = columns * o.maxTilesPerPass;
-  if (partialWidth > caps.maxTextureSize)
-    throw std::invalid_argument("GpuMatcher: maxQueries × maxTilesPerPass needs a partials texture " +
-                                std::to_string(partialWidth) + " wide, more than this GPU's " +
-                                std::to_string(caps.maxTextureSize));
+  // Partials: a column per BAND query groups, BAND rows per tile of a pass.
+  const int partialWidth = (queryGroups + kBand - 1) / kBand, partialHeight = kBand * o.maxTilesPerPass;
+  if (partialWidth > caps.maxTextureSize || partialHeight > caps.maxTextureSize)
+    throw std::invalid_argument("GpuMatcher: maxQueries " + std::to_string(o.maxQueries) + " and maxTilesPerPass " +
+                                std::to_string(o.maxTilesPerPass) + " need a partials texture of " +
+                                std::to_string(partialWidth) + " × " + std::to_string(partialHeight) +
+                                ", more than this GPU's maximum texture size " + std::to_string(caps.maxTextureSize));
   // The partials hold small integers (tile-local indices), exact in RGBA8 on every GPU and in
   // RGBA16F within ±2048.
-  partials.emplace(caps, partialWidth, groupRows, halfPartials ? TextureFormat::Rgba16F : TextureFormat::Rgba8);
+  partials.emplace(caps, partialWidth, partialHeight, halfPartials ? TextureFormat::Rgba16F : TextureFormat::Rgba8);
   const int resultRows = (o.maxQueries + kResultQueries - 1) / kResultQueries;
   resultA.emplace(caps, kResultQueries, resultRows, TextureFormat::Rgba8);
   resultB.emplace(caps, kResultQueries, resultRows, TextureFormat::Rgba8);
@@ -228,7 +230,8 @@ std::vector<Match> GpuMatcher::Impl::run(const GpuDescriptors& queries, const La
       "TEXELS_F " + real(texels),
       "Q_SIDE " + real(queries.texelsPerSide),
       "Q_BLOCK " + real(queries.blockSide),
-      "Q_BPR " + real(queries.blocksPerRow)};
+      "Q_BPR " + real(queries.blocksPerRow),
+      "BAND " + real(kBand)};
   const bool queryFloat = queries.storage == DescriptorStorage::Float;
   if (queryFloat) common.emplace_back("QUERY_FLOAT");
   if (targetFloat) common.emplace_back("TARGET_FLOAT");
@@ -276,19 +279,16 @@ std::vector<Match> GpuMatcher::Impl::run(const GpuDescriptors& queries, const La
 
   const int perPass = options.maxTilesPerPass;
   const int queryGroups = (n + perFragment - 1) / perFragment;
-  const int columnsFull = queryGroups / groupRows, restRows = queryGroups % groupRows;
+  const int columns = (queryGroups + kBand - 1) / kBand;
   const int resultRowsFull = n / kResultQueries, restQueries = n % kResultQueries;
   const Target* result = &*resultA;
   const Target* previous = &*resultB;
   for (int first = 0, pass = 0; first < tiles; first += perPass, ++pass) {
     const int p = std::min(perPass, tiles - first);
-    scan.setUniform("u_scan", static_cast<float>(p), static_cast<float>(groupRows), static_cast<float>(first),
-                    static_cast<float>(count));
-    if (columnsFull > 0) quad.run(scan, partials->framebuffer, {0, 0, columnsFull * p, groupRows});
-    if (restRows > 0) quad.run(scan, partials->framebuffer, {columnsFull * p, 0, p, restRows});
+    scan.setUniform("u_scan", static_cast<float>(first), static_cast<float>(count));
+    quad.run(scan, partials->framebuffer, {0, 0, columns, kBand * p});
 
-    reduce.setUniform("u_reduce", static_cast<float>(p), static_cast<float>(groupRows), static_cast<float>(first),
-                      pass > 0 ? 1.0f : 0.0f);
+    reduce.setUniform("u_reduce", static_cast<float>(p), static_cast<float>(first), pass > 0 ? 1.0f : 0.0f, 0.0f);
     sampleAs(reduce, "u_previous", 5, previous->texture);
     if (resultRowsFull > 0) quad.run(reduce, result->framebuffer, {0, 0, kResultQueries, resultRowsFull});
     if (restQueries > 0) quad.run(reduce, result->framebuffer, {0, resultRowsFull, restQueries, 1});

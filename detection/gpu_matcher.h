@@ -10,15 +10,17 @@
 //   row, descriptor i of a tile in texels [i·K, (i + 1)·K) of its row. With
 //   OES_texture_float: RGBA32F, K = D / 4 texels holding bins 4k .. 4k + 3. Core GLES2: RGBA8,
 //   K = D / 2 texels holding bins 2k and 2k + 1 as 16-bit fixed point on [−1, 1]
-//   (bytes hi, lo, hi, lo; step 3.1e-5), which the scan decodes inside its dot product.
+//   (bytes hi, lo, hi, lo; step 3.1e-5); every pass decodes two texels into a vec4 of bins, so
+//   the dot products cost the same on both paths.
 //   An optional meta texture (T × tiles, RGBA8) holds each target's |t|² (16-bit fixed on
 //   [0, 2)) and Laplacian sign; it is used only when signs are given or a row is not unit.
 // - Scan pass: one fragment per (group of Q queries, tile): the Q queries' D bins held in
 //   registers, a loop of T × K target fetches, each fetched texel used by all Q queries
 //   (target fetches dominate on llvmpipe, so grouping divides the pass by Q), d² = |q|² + |t|²
-//   − 2 q·t. Output ("partials", tiles × query groups): each query's tile-local nearest index
-//   (Q = 4: one per channel; Q = 8: two per channel, i₀ + 16·i₁ in RGBA8, T ≤ 16, or
-//   i₀ + 64·i₁ − 2048 in RGBA16F where it can be rendered to, T ≤ 64).
+//   − 2 q·t. Output ("partials"; texel (c, 4j + b) for query group 4c + b and tile j of the
+//   pass, so neighbouring fragments read the same target texels): each query's tile-local
+//   nearest index (Q = 4: one per channel; Q = 8: two per channel, i₀ + 16·i₁ in RGBA8, T ≤ 16,
+//   or i₀ + 64·i₁ − 2048 in RGBA16F where it can be rendered to, T ≤ 64).
 // - Reduce pass: per query, for each tile of the pass, the exact distance of the tile's
 //   candidate (K fetches), merged with the previous pass's result: the nearest index and the
 //   second distance among the candidates. One RGBA8 texel per query, (index low byte, high
@@ -30,7 +32,7 @@
 //   3.1e-5), 65535 = none. Read back: the reduce's and the refine's texels, 8 bytes per query.
 // - Targets beyond maxTilesPerPass tiles run in several (scan, reduce) rounds, ping-ponging
 //   the reduce's result.
-// - The loops over a target's K texels are written out (UNROLLED in gpu_matcher_common.glsl):
+// - The loops over a descriptor's bins are written out (QUARTERS in gpu_matcher_common.glsl):
 //   llvmpipe does not unroll them, and a loop-indexed register array costs it a gather.
 // Cost on llvmpipe (1000 × 1000 SURF-64, float targets, Q = 8, T = 32): 2 target texel fetches
 // per (query, target) pair in the scan (K / Q), 0.5 in the reduce and the refine together;

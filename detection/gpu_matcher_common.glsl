@@ -32,20 +32,10 @@ uniform NFT_SAMPLER u_query_signs;
 uniform vec2 u_query_signs_size;
 #endif
 
-// UNROLLED(S) expands S(0) S(1) ... S(TEXELS - 1): the loops over a target's texels written
-// out. llvmpipe does not unroll them itself, and a loop-indexed register array (the query's
-// bins) then costs a gather per lane and component: measured at 1000 × 1000, the 8-query scan
-// took 36 ms of CPU as a loop and 15 ms unrolled, the RGBA8 path 111 and 47 ms.
-#if TEXELS == 9
-#define UNROLLED(S) S(0) S(1) S(2) S(3) S(4) S(5) S(6) S(7) S(8)
-#elif TEXELS == 16
-#define UNROLLED(S) S(0) S(1) S(2) S(3) S(4) S(5) S(6) S(7) S(8) S(9) S(10) S(11) S(12) S(13) S(14) S(15)
-#elif TEXELS == 18
-#define UNROLLED(S) S(0) S(1) S(2) S(3) S(4) S(5) S(6) S(7) S(8) S(9) S(10) S(11) S(12) S(13) S(14) S(15) S(16) S(17)
-#elif TEXELS == 32
-#define UNROLLED(S) S(0) S(1) S(2) S(3) S(4) S(5) S(6) S(7) S(8) S(9) S(10) S(11) S(12) S(13) S(14) S(15) S(16) S(17) S(18) S(19) S(20) S(21) S(22) S(23) S(24) S(25) S(26) S(27) S(28) S(29) S(30) S(31)
-#endif
-// QUARTERS(S) expands S(0) ... S(BINS_QUARTER - 1): the loops over a query's bins, 4 at a time.
+// QUARTERS(S) expands S(0) ... S(BINS_QUARTER - 1): the loops over a descriptor's bins, 4 at a
+// time, written out. llvmpipe does not unroll them itself, and a loop-indexed register array (the
+// query's bins) then costs a gather per lane and component: measured at 1000 × 1000, the 8-query
+// scan took 36 ms of CPU as a loop and 15 ms unrolled, the RGBA8 path 111 and 47 ms.
 #if BINS_QUARTER == 9
 #define QUARTERS(S) S(0) S(1) S(2) S(3) S(4) S(5) S(6) S(7) S(8)
 #else
@@ -54,13 +44,21 @@ uniform vec2 u_query_signs_size;
 
 // d² of "no candidate"; real values are at most 4.
 #define NONE 64.0
-// 16-bit fixed point on [-1, 1]: v = (256 hi + lo) / 32767.5 - 1, with the bytes hi and lo
-// recovered exactly by rounding (robust to a GPU whose texel reads are not exact). A query
-// texel (a, b, c, d) is held as (a·HI, a·LO, b·HI, b·LO), (c·HI, ...) so one dot product with
-// the raw bytes of a target texel gives a·(t_a + 1) + b·(t_b + 1); the +1 terms cancel by
-// subtracting the query's bin sum.
-#define HI (256.0 / 32767.5)
-#define LO (1.0 / 32767.5)
+// 16-bit fixed point on [-1, 1] in RGBA8 targets: v = (256 hi + lo) / 32767.5 - 1, two bins
+// per texel as bytes (hi, lo, hi, lo). TARGET_BINS(k) gives bins 4k .. 4k + 3 of the target
+// whose first texel is at x in row rowV (in scope: x, rowV, invWidth = 1 / texture width): an
+// RGBA32F texel, or two RGBA8 texels decoded to v + 1 — the +1 terms cancel by subtracting the
+// query's bin sum. The bytes are read as u / 255 (to 1e-7 in highp) and not rounded back to
+// integers: that cost the scan 12 operations a texel, and a mediump GPU cannot hold the 16-bit
+// value exactly either way.
+#ifdef TARGET_FLOAT
+#define TARGET_BINS(k) texture2D(u_targets, vec2(x + float(k) * invWidth, rowV))
+#else
+#define TARGET_BINS(k) decodeBins(texture2D(u_targets, vec2(x + float(2 * k) * invWidth, rowV)), texture2D(u_targets, vec2(x + float(2 * k + 1) * invWidth, rowV)))
+vec4 decodeBins(vec4 a, vec4 b) {
+  return vec4(a.xz, b.xz) * (255.0 * 256.0 / 32767.5) + vec4(a.yw, b.yw) * (255.0 / 32767.5);
+}
+#endif
 
 // Texel origin of query q's block in SurfEs's layout.
 vec2 queryOrigin(float q) {

@@ -9,11 +9,9 @@ uniform float u_count;  // target count M
 // A distance of "none"; real distances are at most 2.
 #define NONE_D 8.0
 
-vec4 query[TEXELS];
+vec4 query[BINS_QUARTER];
 float qq;
-#ifndef TARGET_FLOAT
 float qsum;
-#endif
 #ifdef QUERY_SIGNS
 float qs;
 #endif
@@ -31,14 +29,8 @@ float decode16(float high, float low) {
 void loadQuery(float q) {
   vec2 origin = queryOrigin(q);
   qq = 0.0;
-#ifndef TARGET_FLOAT
   qsum = 0.0;
-#endif
-#ifdef TARGET_FLOAT
-#define LOAD(t) { vec4 v = queryTexel(origin, float(t)); qq += dot(v, v); query[t] = v; }
-#else
-#define LOAD(t) { vec4 v = queryTexel(origin, float(t)); qq += dot(v, v); qsum += dot(v, vec4(1.0)); query[2 * t] = vec4(v.x * HI, v.x * LO, v.y * HI, v.y * LO); query[2 * t + 1] = vec4(v.z * HI, v.z * LO, v.w * HI, v.w * LO); }
-#endif
+#define LOAD(t) { vec4 v = queryTexel(origin, float(t)); qq += dot(v, v); qsum += dot(v, vec4(1.0)); query[t] = v; }
   QUARTERS(LOAD)
 #undef LOAD
 #ifdef QUERY_SIGNS
@@ -55,12 +47,8 @@ float targetDistance(float target) {
   float x = (column * TEXELS_F + 0.5) / u_targets_size.x;
   float invWidth = 1.0 / u_targets_size.x;
   float s = 0.0;
-#ifdef TARGET_FLOAT
-#define TERM(k) s += dot(query[k], texture2D(u_targets, vec2(x + float(k) * invWidth, rowV)));
-#else
-#define TERM(k) s += dot(query[k], floor(texture2D(u_targets, vec2(x + float(k) * invWidth, rowV)) * 255.0 + 0.5));
-#endif
-  UNROLLED(TERM)
+#define TERM(k) s += dot(query[k], TARGET_BINS(k));
+  QUARTERS(TERM)
 #undef TERM
 #ifdef META
   vec2 meta = targetMeta(column, rowV);

@@ -14,7 +14,7 @@ uniform NFT_SAMPLER u_partials;
 uniform vec2 u_partials_size;
 uniform NFT_SAMPLER u_previous;
 uniform vec2 u_previous_size;
-uniform vec4 u_reduce;  // (tiles this pass P, group rows H of the partials, first tile, previous result?)
+uniform vec4 u_reduce;  // (tiles this pass P, first tile, previous result?, unused)
 
 // The tile-local index of query `slot` (0 .. QUERIES − 1 within its group) in partials texel p
 // (integers; see the packing at the end of the scan).
@@ -34,14 +34,14 @@ void main() {
   float q = index.y * RESULT_QUERIES + index.x;
   float groupIndex = floor((q + 0.5) / float(QUERIES));
   float slot = q - float(QUERIES) * groupIndex;
-  float group = floor((groupIndex + 0.5) / u_reduce.y);
-  float row = groupIndex - group * u_reduce.y;
+  float column = floor((groupIndex + 0.5) / BAND);
+  float band = groupIndex - column * BAND;
   loadQuery(q);
 
   float best = NONE_D;
   float second = NONE_D;
   float bestIndex = 65535.0;
-  if (u_reduce.w > 0.5) {
+  if (u_reduce.z > 0.5) {
     vec4 a = floor(texture2D(u_previous, (index + 0.5) / u_previous_size) * 255.0 + 0.5);
     bestIndex = a.r + 256.0 * a.g;
     best = bestIndex > 65534.5 ? NONE_D : targetDistance(bestIndex);
@@ -50,8 +50,8 @@ void main() {
   for (int j = 0; j < MAX_TILES; j++) {
     float fj = float(j);
     if (fj >= u_reduce.x) break;
-    vec4 p = floor(texture2D(u_partials, (vec2(group * u_reduce.x + fj, row) + 0.5) / u_partials_size) * PARTIALS_SCALE + 0.5);
-    float candidate = (u_reduce.z + fj) * TILE_F + localIndex(p, slot);
+    vec4 p = floor(texture2D(u_partials, (vec2(column, fj * BAND + band) + 0.5) / u_partials_size) * PARTIALS_SCALE + 0.5);
+    float candidate = (u_reduce.y + fj) * TILE_F + localIndex(p, slot);
     float d = targetDistance(candidate);
     second = min(second, max(best, d));
     bestIndex = d < best ? candidate : bestIndex;

@@ -1,8 +1,7 @@
 // GpuMatcher scan pass: for a group of QUERIES queries and one tile of TILE target descriptors,
 // the tile-local index of each query's nearest target by Euclidean distance (brute force,
-// seeds/000 section 6.1). A QuadPass over the partials texture: texel (g·P + j, r) is query
-// group g·H + r (queries QUERIES·(g·H + r) + 0 .. QUERIES − 1) against tile u_scan.z + j
-// (P = u_scan.x tiles this pass, H = u_scan.y group rows).
+// seeds/000 section 6.1). A QuadPass over the partials texture: texel (c, BAND·j + b) is query
+// group BAND·c + b (queries QUERIES·(BAND·c + b) + 0 .. QUERIES − 1) against tile u_scan.x + j.
 // Why groups: on a GPU without caches worth the name (llvmpipe: ~2.6 ns per RGBA32F fetch and
 // lane) the target fetches dominate; each fetched target texel is used by all QUERIES queries,
 // dividing them by QUERIES. Why the nearest index only: one output per fragment holds 4 small
@@ -14,32 +13,28 @@
 // A tile with no eligible target gives index 0, which the reduce's exact distance rejects.
 //
 // Defines: those of gpu_matcher_common.glsl, TILE (constant loop bound), QUERIES (4 or 8).
-uniform vec4 u_scan;  // (tiles this pass P, group rows H, first tile of the pass, target count)
+uniform vec2 u_scan;  // (first tile of the pass, target count)
 
 // The queries' bins, four queries per vec4 "lane group": query 4g + c is component c of group
 // g's accumulators, its bins in queryGC[]. Written out (not one array indexed by query) because
 // llvmpipe then keeps every accumulator in registers and each fetched texel feeds 4 dot
 // products per group.
-vec4 query00[TEXELS];
-vec4 query01[TEXELS];
-vec4 query02[TEXELS];
-vec4 query03[TEXELS];
+vec4 query00[BINS_QUARTER];
+vec4 query01[BINS_QUARTER];
+vec4 query02[BINS_QUARTER];
+vec4 query03[BINS_QUARTER];
 #if QUERIES == 8
-vec4 query10[TEXELS];
-vec4 query11[TEXELS];
-vec4 query12[TEXELS];
-vec4 query13[TEXELS];
+vec4 query10[BINS_QUARTER];
+vec4 query11[BINS_QUARTER];
+vec4 query12[BINS_QUARTER];
+vec4 query13[BINS_QUARTER];
 #endif
 
 // Loads query q into `bins`; returns (|q|², bin sum, Laplacian sign, 0).
-vec4 loadQuery(float q, out vec4 bins[TEXELS]) {
+vec4 loadQuery(float q, out vec4 bins[BINS_QUARTER]) {
   vec2 origin = queryOrigin(q);
   vec4 stats = vec4(0.0);
-#ifdef TARGET_FLOAT
-#define LOAD(t) { vec4 a = queryTexel(origin, float(t)); stats.x += dot(a, a); bins[t] = a; }
-#else
-#define LOAD(t) { vec4 a = queryTexel(origin, float(t)); stats.x += dot(a, a); stats.y += dot(a, vec4(1.0)); bins[2 * t] = vec4(a.x * HI, a.x * LO, a.y * HI, a.y * LO); bins[2 * t + 1] = vec4(a.z * HI, a.z * LO, a.w * HI, a.w * LO); }
-#endif
+#define LOAD(t) { vec4 a = queryTexel(origin, float(t)); stats.x += dot(a, a); stats.y += dot(a, vec4(1.0)); bins[t] = a; }
   QUARTERS(LOAD)
 #undef LOAD
 #ifdef QUERY_SIGNS
@@ -62,11 +57,7 @@ vec4 distances(vec4 s, vec4 qq, vec4 qsum, vec4 qs, float tt, float ts) {
   return d;
 }
 
-#ifdef TARGET_FLOAT
-#define FETCH(k) texture2D(u_targets, vec2(x + float(k) * invWidth, rowV))
-#else
-#define FETCH(k) floor(texture2D(u_targets, vec2(x + float(k) * invWidth, rowV)) * 255.0 + 0.5)
-#endif
+#define FETCH(k) TARGET_BINS(k)
 // One texel k of the target: fetched once, used by every query of the fragment. (GLSL ES
 // 1.00 has no line continuation: each macro stays on one line.)
 #define DOTS0(t, k) vec4(dot(query00[k], t), dot(query01[k], t), dot(query02[k], t), dot(query03[k], t))
@@ -79,10 +70,9 @@ vec4 distances(vec4 s, vec4 qq, vec4 qsum, vec4 qs, float tt, float ts) {
 
 void main() {
   vec2 index = nft_texel_index();
-  float group = floor((index.x + 0.5) / u_scan.x);
-  float j = index.x - group * u_scan.x;
-  float q0 = float(QUERIES) * (group * u_scan.y + index.y);
-  float tile = u_scan.z + j;
+  float j = floor((index.y + 0.5) / BAND);
+  float q0 = float(QUERIES) * (index.x * BAND + index.y - j * BAND);
+  float tile = u_scan.x + j;
 
   // Per lane group: |q|², bin sums, signs of its 4 queries.
   vec4 s0 = loadQuery(q0, query00);
@@ -111,13 +101,13 @@ void main() {
   float base = tile * TILE_F;
   for (int i = 0; i < TILE; i++) {
     float fi = float(i);
-    if (base + fi >= u_scan.w) break;
+    if (base + fi >= u_scan.y) break;
     float x = (fi * TEXELS_F + 0.5) * invWidth;
     vec4 dot0 = vec4(0.0);
 #if QUERIES == 8
     vec4 dot1 = vec4(0.0);
 #endif
-    UNROLLED(STEP)
+    QUARTERS(STEP)
 #ifdef META
     vec2 meta = targetMeta(fi, rowV);
 #else

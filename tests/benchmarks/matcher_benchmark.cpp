@@ -157,7 +157,12 @@ void BFMatcher1000x8192(benchmark::State& s) { bfMatch(s, 8192); }
 // on a shared machine. (Tried and dropped: targets in a uniform array, one draw per tile: no
 // faster at 1000 × 1000 on llvmpipe, 5× slower at 8192, as llvmpipe gathers indexed uniforms
 // like texels. The scan of 2 queries per fragment keeping both nearest indices per tile: 14.9 ms
-// at 1000 × 1000; 8 queries with loops over the texels instead of written out: 36 ms of CPU.)
+// at 1000 × 1000; 8 queries with loops over the texels instead of written out: 36 ms of CPU.
+// Measured and dropped later: a scan on an 8-bit copy of the targets (RGBA8, read in line by
+// llvmpipe where float textures cost a call per fetch): 0.69× the scan time, but on graf 1 vs 3
+// d1 and d2 off by up to 0.005 and 0.008, as near-ties inside a tile flip; two 12-bit bins per
+// float channel: 0.87× the scan, the decoding eats most of the halved fetches; target texture
+// coordinates from uniforms only, so every lane reads the same texel: no faster.)
 BENCHMARK(GpuMatcher1000x1000)->Args({8, 0})->Args({8, 16})->Args({8, 64})->Args({4, 32})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(GpuMatcherCore1000x1000)->Args({8, 0})->Args({4, 32})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BFMatcher1000x1000)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
