@@ -58,14 +58,20 @@ vec4 distances(vec4 s, vec4 qq, vec4 qsum, vec4 qs, float tt, float ts) {
 }
 
 #define FETCH(k) TARGET_BINS(k)
-// One texel k of the target: fetched once, used by every query of the fragment. (GLSL ES
+// Texel k of the target (4 bins): fetched once, used by every query of the fragment. (GLSL ES
 // 1.00 has no line continuation: each macro stays on one line.)
 #define DOTS0(t, k) vec4(dot(query00[k], t), dot(query01[k], t), dot(query02[k], t), dot(query03[k], t))
 #define DOTS1(t, k) vec4(dot(query10[k], t), dot(query11[k], t), dot(query12[k], t), dot(query13[k], t))
+// The target's texels are all fetched before any dot product: on llvmpipe a float texture
+// fetch is a function call, which clobbers every vector register, so fetches interleaved with
+// the accumulating dot products stored and reloaded the accumulators at each texel (measured
+// at 1000 × 1000: 12.2 ms of CPU interleaved, 10.3 ms fetched first). The same split did not
+// measurably help the reduce and refine, which hold one accumulator.
+#define FETCH_ALL(k) t[k] = FETCH(k);
 #if QUERIES == 8
-#define STEP(k) { vec4 t = FETCH(k); dot0 += DOTS0(t, k); dot1 += DOTS1(t, k); }
+#define DOTS(k) dot0 += DOTS0(t[k], k); dot1 += DOTS1(t[k], k);
 #else
-#define STEP(k) { vec4 t = FETCH(k); dot0 += DOTS0(t, k); }
+#define DOTS(k) dot0 += DOTS0(t[k], k);
 #endif
 
 void main() {
@@ -107,7 +113,9 @@ void main() {
 #if QUERIES == 8
     vec4 dot1 = vec4(0.0);
 #endif
-    QUARTERS(STEP)
+    vec4 t[BINS_QUARTER];
+    QUARTERS(FETCH_ALL)
+    QUARTERS(DOTS)
 #ifdef META
     vec2 meta = targetMeta(fi, rowV);
 #else
