@@ -36,10 +36,6 @@ constexpr int kMaxTargets = 65535;    // 16-bit indices, 65535 = none
 constexpr int kResultQueries = 8;
 constexpr int kSignsPerRow = 64;      // queries per row of the query-sign texture
 constexpr int kQueryBlocksPerRow = 64;  // SurfEs's layout, for uploaded queries
-// Query groups per partials column and tile (BAND): the partials of tile j fill rows
-// [BAND·j, BAND·(j + 1)), so a block of neighbouring fragments (the SIMD lanes of a software
-// rasteriser, a quad on a GPU) reads the same target texels.
-constexpr int kBand = 4;
 constexpr std::uint16_t kNoneCode = 65535;
 
 struct Target {
@@ -132,8 +128,11 @@ GpuMatcher::Impl::Impl(const gpu::Capabilities& c, const GpuMatcherOptions& o) :
                                 " is not in [1, 256]");
   targetFloat = !o.forceRgba8 && caps.has(gpu::Extension::OesTextureFloat);
   const int queryGroups = (o.maxQueries + o.queriesPerFragment - 1) / o.queriesPerFragment;
-  // Partials: a column per BAND query groups, BAND rows per tile of a pass.
-  const int partialWidth = (queryGroups + kBand - 1) / kBand, partialHeight = kBand * o.maxTilesPerPass;
+  // Partials: a column per query group, a row per tile of a pass. (llvmpipe shares a pass out
+  // among its threads by 64 × 64 screen tiles: here by query groups, two for 1000 queries.
+  // Measured at 1000 × 1000 against layouts with several rows per tile: the same or less CPU,
+  // and no layout where a pass falls into a single screen tile and runs on one thread.)
+  const int partialWidth = queryGroups, partialHeight = o.maxTilesPerPass;
   if (partialWidth > caps.maxTextureSize || partialHeight > caps.maxTextureSize)
     throw std::invalid_argument("GpuMatcher: maxQueries " + std::to_string(o.maxQueries) + " and maxTilesPerPass " +
                                 std::to_string(o.maxTilesPerPass) + " need a partials texture of " +
@@ -230,8 +229,7 @@ std::vector<Match> GpuMatcher::Impl::run(const GpuDescriptors& queries, const La
       "TEXELS_F " + real(texels),
       "Q_SIDE " + real(queries.texelsPerSide),
       "Q_BLOCK " + real(queries.blockSide),
-      "Q_BPR " + real(queries.blocksPerRow),
-      "BAND " + real(kBand)};
+      "Q_BPR " + real(queries.blocksPerRow)};
   const bool queryFloat = queries.storage == DescriptorStorage::Float;
   if (queryFloat) common.emplace_back("QUERY_FLOAT");
   if (targetFloat) common.emplace_back("TARGET_FLOAT");
@@ -279,14 +277,13 @@ std::vector<Match> GpuMatcher::Impl::run(const GpuDescriptors& queries, const La
 
   const int perPass = options.maxTilesPerPass;
   const int queryGroups = (n + perFragment - 1) / perFragment;
-  const int columns = (queryGroups + kBand - 1) / kBand;
   const int resultRowsFull = n / kResultQueries, restQueries = n % kResultQueries;
   const Target* result = &*resultA;
   const Target* previous = &*resultB;
   for (int first = 0, pass = 0; first < tiles; first += perPass, ++pass) {
     const int p = std::min(perPass, tiles - first);
     scan.setUniform("u_scan", static_cast<float>(first), static_cast<float>(count));
-    quad.run(scan, partials->framebuffer, {0, 0, columns, kBand * p});
+    quad.run(scan, partials->framebuffer, {0, 0, queryGroups, p});
 
     reduce.setUniform("u_reduce", static_cast<float>(p), static_cast<float>(first), pass > 0 ? 1.0f : 0.0f, 0.0f);
     sampleAs(reduce, "u_previous", 5, previous->texture);

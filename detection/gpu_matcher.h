@@ -17,10 +17,10 @@
 // - Scan pass: one fragment per (group of Q queries, tile): the Q queries' D bins held in
 //   registers, a loop of T × K target fetches, each fetched texel used by all Q queries
 //   (target fetches dominate on llvmpipe, so grouping divides the pass by Q), d² = |q|² + |t|²
-//   − 2 q·t. Output ("partials"; texel (c, 4j + b) for query group 4c + b and tile j of the
-//   pass, so neighbouring fragments read the same target texels): each query's tile-local
-//   nearest index (Q = 4: one per channel; Q = 8: two per channel, i₀ + 16·i₁ in RGBA8, T ≤ 16,
-//   or i₀ + 64·i₁ − 2048 in RGBA16F where it can be rendered to, T ≤ 64).
+//   − 2 q·t. Output ("partials"; texel (g, j) for query group g and tile j of the pass): each
+//   query's tile-local nearest index (Q = 4: one per channel; Q = 8: two per channel,
+//   i₀ + 16·i₁ in RGBA8, T ≤ 16, or i₀ + 64·i₁ − 2048 in RGBA16F where it can be rendered to,
+//   T ≤ 64).
 // - Reduce pass: per query, for each tile of the pass, the exact distance of the tile's
 //   candidate (K fetches), merged with the previous pass's result: the nearest index and the
 //   second distance among the candidates. One RGBA8 texel per query, (index low byte, high

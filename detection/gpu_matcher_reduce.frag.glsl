@@ -34,8 +34,6 @@ void main() {
   float q = index.y * RESULT_QUERIES + index.x;
   float groupIndex = floor((q + 0.5) / float(QUERIES));
   float slot = q - float(QUERIES) * groupIndex;
-  float column = floor((groupIndex + 0.5) / BAND);
-  float band = groupIndex - column * BAND;
   loadQuery(q);
 
   float best = NONE_D;
@@ -50,7 +48,7 @@ void main() {
   for (int j = 0; j < MAX_TILES; j++) {
     float fj = float(j);
     if (fj >= u_reduce.x) break;
-    vec4 p = floor(texture2D(u_partials, (vec2(column, fj * BAND + band) + 0.5) / u_partials_size) * PARTIALS_SCALE + 0.5);
+    vec4 p = floor(texture2D(u_partials, (vec2(groupIndex, fj) + 0.5) / u_partials_size) * PARTIALS_SCALE + 0.5);
     float candidate = (u_reduce.y + fj) * TILE_F + localIndex(p, slot);
     float d = targetDistance(candidate);
     second = min(second, max(best, d));

@@ -1,7 +1,7 @@
 // GpuMatcher scan pass: for a group of QUERIES queries and one tile of TILE target descriptors,
 // the tile-local index of each query's nearest target by Euclidean distance (brute force,
-// seeds/000 section 6.1). A QuadPass over the partials texture: texel (c, BAND·j + b) is query
-// group BAND·c + b (queries QUERIES·(BAND·c + b) + 0 .. QUERIES − 1) against tile u_scan.x + j.
+// seeds/000 section 6.1). A QuadPass over the partials texture: texel (g, j) is query group g
+// (queries QUERIES·g + 0 .. QUERIES − 1) against tile u_scan.x + j.
 // Why groups: on a GPU without caches worth the name (llvmpipe: ~2.6 ns per RGBA32F fetch and
 // lane) the target fetches dominate; each fetched target texel is used by all QUERIES queries,
 // dividing them by QUERIES. Why the nearest index only: one output per fragment holds 4 small
@@ -76,9 +76,8 @@ vec4 distances(vec4 s, vec4 qq, vec4 qsum, vec4 qs, float tt, float ts) {
 
 void main() {
   vec2 index = nft_texel_index();
-  float j = floor((index.y + 0.5) / BAND);
-  float q0 = float(QUERIES) * (index.x * BAND + index.y - j * BAND);
-  float tile = u_scan.x + j;
+  float q0 = float(QUERIES) * index.x;
+  float tile = u_scan.x + index.y;
 
   // Per lane group: |q|², bin sums, signs of its 4 queries.
   vec4 s0 = loadQuery(q0, query00);
