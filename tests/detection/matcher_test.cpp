@@ -309,6 +309,13 @@ TEST_F(GpuMatcherTest, RejectsBadDescriptorsNamingThem) {
   rgba8.forceRgba8 = true;  // RGBA8 partials hold 8 indices of 4 bits
   expectMessage([&] { GpuMatcher(caps(), rgba8); }, "tileSize 32 is not 0 (auto) or in [2, 16]");
   expectMessage([&] { GpuMatcher(caps(), withOptions(4, 512)); }, "tileSize 512 is not 0 (auto) or in [2, 256]");
+  // A GPU whose textures are too small for the partials (a column per query group, a row per
+  // tile of a pass): 4096 queries in groups of 8 need 512 columns.
+  gpu::Capabilities smallTextures = caps();
+  smallTextures.maxTextureSize = 256;
+  expectMessage([&] { GpuMatcher(smallTextures, withOptions(8, 0)); },
+                "maxQueries 4096 and maxTilesPerPass 64 need a partials texture of 512 × 64, more than this "
+                "GPU's maximum texture size 256");
   GpuMatcherOptions small;
   small.maxQueries = 2;
   GpuMatcher tiny(caps(), small);
