@@ -128,10 +128,11 @@ GpuMatcher::Impl::Impl(const gpu::Capabilities& c, const GpuMatcherOptions& o) :
                                 " is not in [1, 256]");
   targetFloat = !o.forceRgba8 && caps.has(gpu::Extension::OesTextureFloat);
   const int queryGroups = (o.maxQueries + o.queriesPerFragment - 1) / o.queriesPerFragment;
-  // Partials: a column per query group, a row per tile of a pass. (llvmpipe shares a pass out
-  // among its threads by 64 × 64 screen tiles: here by query groups, two for 1000 queries.
-  // Measured at 1000 × 1000 against layouts with several rows per tile: the same or less CPU,
-  // and no layout where a pass falls into a single screen tile and runs on one thread.)
+  // Partials: a column per query group, a row per tile of a pass. llvmpipe shares a pass out
+  // among its threads by 64 × 64 screen tiles, so the shape decides how many threads work:
+  // this one splits by query groups (two screen tiles for 1000 queries). Measured at
+  // 1000 × 1000, it needs the same or less CPU than layouts with several rows per tile, some of
+  // which fit one screen tile and ran on one thread.
   const int partialWidth = queryGroups, partialHeight = o.maxTilesPerPass;
   if (partialWidth > caps.maxTextureSize || partialHeight > caps.maxTextureSize)
     throw std::invalid_argument("GpuMatcher: maxQueries " + std::to_string(o.maxQueries) + " and maxTilesPerPass " +
