@@ -45,6 +45,7 @@ nlohmann::json toJson(const nft::gpu::Context& context, const Capabilities& caps
   j["max_texture_size"] = caps.maxTextureSize;
   j["max_texture_image_units"] = caps.maxTextureImageUnits;
   j["max_vertex_texture_image_units"] = caps.maxVertexTextureImageUnits;
+  j["max_draw_buffers"] = caps.maxDrawBuffers;
   for (int e = 0; e < nft::gpu::kExtensionCount; ++e) {
     const auto ext = static_cast<Extension>(e);
     j["extensions"][std::string(toString(ext))] = caps.has(ext);
@@ -81,6 +82,7 @@ void printText(const nft::gpu::Context& context, const Capabilities& caps) {
   std::printf("Max texture size:    %d\n", caps.maxTextureSize);
   std::printf("Texture units:       %d fragment, %d vertex\n", caps.maxTextureImageUnits,
               caps.maxVertexTextureImageUnits);
+  std::printf("Draw buffers:        %d (colour attachments one pass can write)\n", caps.maxDrawBuffers);
   std::printf("Optional extensions%s:\n", caps.coreOnly ? " (masked off: --core-only)" : "");
   for (int e = 0; e < nft::gpu::kExtensionCount; ++e) {
     const auto ext = static_cast<Extension>(e);

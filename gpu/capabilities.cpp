@@ -3,6 +3,7 @@
 #include <GLES2/gl2.h>
 #include <GLES2/gl2ext.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -73,6 +74,7 @@ std::string_view toString(Extension e) {
     case Extension::ExtShaderTextureLod: return "GL_EXT_shader_texture_lod";
     case Extension::OesStandardDerivatives: return "GL_OES_standard_derivatives";
     case Extension::ExtDisjointTimerQuery: return "GL_EXT_disjoint_timer_query";
+    case Extension::ExtDrawBuffers: return "GL_EXT_draw_buffers";
     case Extension::Count: break;
   }
   return "?";
@@ -132,6 +134,10 @@ Capabilities probeCapabilities(bool coreOnly) {
   }
   if (caps.has(Extension::OesTextureHalfFloat)) caps.halfFloatRenderable = isRenderable(GL_RGBA, GL_HALF_FLOAT_OES);
   if (caps.has(Extension::OesTextureFloat)) caps.floatRenderable = isRenderable(GL_RGBA, GL_FLOAT);
+  if (caps.has(Extension::ExtDrawBuffers)) {
+    glGetIntegerv(GL_MAX_DRAW_BUFFERS_EXT, &caps.maxDrawBuffers);
+    caps.maxDrawBuffers = std::max(caps.maxDrawBuffers, 1);
+  }
   checkGl("capability probe");
   return caps;
 }

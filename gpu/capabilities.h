@@ -35,6 +35,7 @@ enum class Extension {
   ExtShaderTextureLod,       ///< GL_EXT_shader_texture_lod: texture2DLodEXT in fragment shaders.
   OesStandardDerivatives,    ///< GL_OES_standard_derivatives: dFdx/dFdy/fwidth.
   ExtDisjointTimerQuery,     ///< GL_EXT_disjoint_timer_query: GPU pass timings.
+  ExtDrawBuffers,            ///< GL_EXT_draw_buffers: several colour outputs (gl_FragData[i]).
   Count
 };
 constexpr int kExtensionCount = static_cast<int>(Extension::Count);
@@ -57,6 +58,9 @@ struct Capabilities {
   std::array<int, 2> maxViewportDims{};  ///< GL_MAX_VIEWPORT_DIMS (width, height).
   int maxTextureImageUnits = 0;    ///< GL_MAX_TEXTURE_IMAGE_UNITS (fragment shader samplers).
   int maxVertexTextureImageUnits = 0;  ///< GL_MAX_VERTEX_TEXTURE_IMAGE_UNITS (may be 0).
+  /// Colour outputs a fragment shader can write: GL_MAX_DRAW_BUFFERS_EXT with
+  /// GL_EXT_draw_buffers (usable, see extensions), else 1.
+  int maxDrawBuffers = 1;
 
   /// Every extension GL_EXTENSIONS lists (unaffected by coreOnly).
   std::set<std::string> advertisedExtensions;

@@ -1,5 +1,6 @@
 #pragma once
-// A framebuffer object rendering into one texture: the output of a GPU pass, and readback.
+// A framebuffer object rendering into one texture, or into several at once with
+// GL_EXT_draw_buffers: the output of a GPU pass, and readback.
 
 #include <cstdint>
 #include <vector>
@@ -7,6 +8,7 @@
 namespace nft::gpu {
 
 class Texture;
+struct Capabilities;
 
 /// An axis-aligned rectangle of texels: x, y of its first texel, width × height.
 struct Rect {
@@ -23,6 +25,14 @@ class Framebuffer {
   /// @throws GpuError naming the glCheckFramebufferStatus result when the texture cannot be
   ///         rendered to (e.g. Luminance8, or a float format the driver cannot render).
   explicit Framebuffer(const Texture& color);
+  /// Several colour attachments: colors[i]'s level 0 as GL_COLOR_ATTACHMENTi_EXT, written by
+  /// a fragment shader's gl_FragData[i] (GL_EXT_draw_buffers; glDrawBuffersEXT selects them
+  /// all). The textures must outlive it. Readback (readRgba8) reads attachment 0 only: GLES2
+  /// has no glReadBuffer, so read the others through a Framebuffer of their own.
+  /// @throws GpuError if `colors` is empty, holds a null texture or textures of different
+  ///         sizes, has more than caps.maxDrawBuffers textures, if the extension is not usable
+  ///         with more than one, or if the framebuffer is not complete.
+  Framebuffer(const Capabilities& caps, const std::vector<const Texture*>& colors);
   ~Framebuffer();
   Framebuffer(Framebuffer&& other) noexcept;
   Framebuffer& operator=(Framebuffer&& other) noexcept;
@@ -45,6 +55,7 @@ class Framebuffer {
   std::vector<std::uint8_t> readRgba8() const { return readRgba8({0, 0, width_, height_}); }
 
  private:
+  void attach(const std::vector<const Texture*>& colors);
   unsigned int id_ = 0;
   int width_ = 0;
   int height_ = 0;

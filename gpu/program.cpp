@@ -38,11 +38,13 @@ struct Assembled {
   std::vector<PieceSpan> spans;
 };
 
-Assembled assemble(const std::vector<ShaderSource>& pieces, const std::vector<std::string>& defines) {
+Assembled assemble(const std::vector<ShaderSource>& pieces, const std::vector<std::string>& defines,
+                   const std::vector<std::string>& extensions) {
   Assembled out;
   std::string header = "#version 100\n";
+  for (const std::string& e : extensions) header += "#extension " + e + " : require\n";
   for (const std::string& d : defines) header += "#define " + d + "\n";
-  out.spans.push_back({"<#version and #defines>", 1, countLines(header), header});
+  out.spans.push_back({"<#version, #extensions and #defines>", 1, countLines(header), header});
   out.source = header;
   int line = 1 + countLines(header);
   for (const ShaderSource& piece : pieces) {
@@ -118,8 +120,8 @@ std::string infoLog(GLuint object, bool isShader) {
 }
 
 GLuint compile(GLenum stage, const std::string& program, const std::vector<ShaderSource>& pieces,
-               const std::vector<std::string>& defines) {
-  const Assembled src = assemble(pieces, defines);
+               const std::vector<std::string>& defines, const std::vector<std::string>& extensions) {
+  const Assembled src = assemble(pieces, defines, extensions);
   const char* stageName = stage == GL_VERTEX_SHADER ? "vertex" : "fragment";
   if (const ShaderSourceObserver& observer = sourceObserver()) {
     AssembledShader shown{program, stage == GL_FRAGMENT_SHADER, {}, src.source};
@@ -166,12 +168,13 @@ std::string pieceNames(const std::vector<ShaderSource>& pieces) {
 }  // namespace
 
 Program::Program(std::string name, const std::vector<ShaderSource>& vertexPieces,
-                 const std::vector<ShaderSource>& fragmentPieces, const std::vector<std::string>& defines)
+                 const std::vector<ShaderSource>& fragmentPieces, const std::vector<std::string>& defines,
+                 const std::vector<std::string>& fragmentExtensions)
     : name_(std::move(name)) {
-  GLuint vs = compile(GL_VERTEX_SHADER, name_, vertexPieces, defines);
+  GLuint vs = compile(GL_VERTEX_SHADER, name_, vertexPieces, defines, {});
   GLuint fs = 0;
   try {
-    fs = compile(GL_FRAGMENT_SHADER, name_, fragmentPieces, defines);
+    fs = compile(GL_FRAGMENT_SHADER, name_, fragmentPieces, defines, fragmentExtensions);
   } catch (...) {
     glDeleteShader(vs);
     throw;

@@ -44,12 +44,16 @@ inline constexpr const char* kPositionAttribute = "a_position";
 class Program {
  public:
   /// Compiles and links. Each stage's source is "#version 100\n", one "#define <d>\n" per
-  /// entry of `defines` (e.g. "NFT_NO_HIGHP", "BINS 64"), then the pieces in order.
+  /// entry of `defines` (e.g. "NFT_NO_HIGHP", "BINS 64"), then the pieces in order; the
+  /// fragment stage has "#extension <e> : require\n" for each of `fragmentExtensions` (e.g.
+  /// "GL_EXT_draw_buffers") right after #version. The caller checks the extensions are usable
+  /// (Capabilities): a driver without one refuses the shader.
   /// @param name  label for errors and timers, e.g. "float_codec_roundtrip".
   /// @throws ShaderError naming the program, the stage, the piece and its line, with the
   ///         driver's log and the offending source line; GpuError if GL fails otherwise.
   Program(std::string name, const std::vector<ShaderSource>& vertexPieces,
-          const std::vector<ShaderSource>& fragmentPieces, const std::vector<std::string>& defines = {});
+          const std::vector<ShaderSource>& fragmentPieces, const std::vector<std::string>& defines = {},
+          const std::vector<std::string>& fragmentExtensions = {});
   ~Program();
   Program(Program&& other) noexcept;
   Program& operator=(Program&& other) noexcept;

@@ -33,10 +33,11 @@ QuadPass& QuadPass::operator=(QuadPass&& other) noexcept {
 }
 
 Program QuadPass::makeProgram(std::string name, const std::vector<ShaderSource>& fragmentPieces,
-                              const std::vector<std::string>& defines) {
+                              const std::vector<std::string>& defines,
+                              const std::vector<std::string>& fragmentExtensions) {
   std::vector<ShaderSource> fragment{shaders::prelude, shaders::quad_pass};
   fragment.insert(fragment.end(), fragmentPieces.begin(), fragmentPieces.end());
-  return Program(std::move(name), {shaders::quad_pass_vert}, fragment, defines);
+  return Program(std::move(name), {shaders::quad_pass_vert}, fragment, defines, fragmentExtensions);
 }
 
 void QuadPass::run(const Program& program, const Framebuffer& target, const Rect& rect) const {

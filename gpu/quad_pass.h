@@ -23,9 +23,11 @@ class QuadPass {
 
   /// Builds a pass program: vertex shader gpu/quad_pass.vert.glsl; fragment shader
   /// gpu/prelude.glsl + gpu/quad_pass.glsl + `fragmentPieces`. The fragment shader reads
-  /// `v_texel` / nft_texel_index() and writes gl_FragColor. @throws ShaderError.
+  /// `v_texel` / nft_texel_index() and writes gl_FragColor (or gl_FragData[i] with
+  /// "GL_EXT_draw_buffers" among `fragmentExtensions`, see Program). @throws ShaderError.
   static Program makeProgram(std::string name, const std::vector<ShaderSource>& fragmentPieces,
-                             const std::vector<std::string>& defines = {});
+                             const std::vector<std::string>& defines = {},
+                             const std::vector<std::string>& fragmentExtensions = {});
 
   /// Runs `program` once per texel of `rect` in `target` (the program's textures and
   /// uniforms other than u_rect set beforehand). Sets the state a pass needs and leaves none

@@ -45,6 +45,12 @@ TEST_F(CapabilitiesTest, ReportsLimitsAndStrings) {
   // GLES2 guarantees 64; every GPU the project targets has at least 2048 (llvmpipe 8192+).
   EXPECT_GE(caps().maxTextureSize, 2048);
   EXPECT_GE(caps().maxTextureImageUnits, 8);  // GLES2 minimum
+  // GL_EXT_draw_buffers promises at least 4 outputs (its MAX_DRAW_BUFFERS_EXT minimum, as in
+  // ES 3.0); without it a fragment shader has one.
+  if (caps().has(Extension::ExtDrawBuffers))
+    EXPECT_GE(caps().maxDrawBuffers, 4);
+  else
+    EXPECT_EQ(caps().maxDrawBuffers, 1);
 }
 
 TEST_F(CapabilitiesTest, ExtensionFlagsMatchTheExtensionString) {
@@ -64,6 +70,7 @@ TEST_F(CapabilitiesTest, CoreOnlyMasksEveryOptionalExtension) {
   for (int i = 0; i < kExtensionCount; ++i) EXPECT_FALSE(core.has(static_cast<Extension>(i)));
   EXPECT_FALSE(core.floatRenderable);
   EXPECT_FALSE(core.halfFloatRenderable);
+  EXPECT_EQ(core.maxDrawBuffers, 1);  // gl_FragColor only
   // The masked probe refuses float textures, as a phone without the extension would.
   EXPECT_THROW(Texture(core, 4, 4, TextureFormat::Rgba32F), GpuError);
   EXPECT_THROW(Texture(core, 4, 4, TextureFormat::Rgba16F), GpuError);

@@ -1,11 +1,13 @@
 // Render-to-texture passes: every texel written and read back where the layout convention
 // of gpu/texture.h says it is.
 
+#include <array>
 #include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "gpu/capabilities.h"
 #include "gpu/framebuffer.h"
 #include "gpu/gpu_error.h"
 #include "gpu/texture.h"
@@ -130,6 +132,59 @@ TEST_F(PassTest, BadSizesAndNamesAreClearErrors) {
   }
   Texture npot(caps(), 12, 8, TextureFormat::Rgba8);
   EXPECT_THROW(npot.generateMipmap(), GpuError);
+}
+
+// GL_EXT_draw_buffers: one pass, three outputs, each a different function of the texel index.
+const ShaderSource kThreeOutputsPass{"tests/three_outputs.frag.glsl", R"(
+void main() {
+  vec2 i = nft_texel_index();
+  gl_FragData[0] = vec4(mod(i.x, 256.0), 10.0, 0.0, 255.0) / 255.0;
+  gl_FragData[1] = vec4(mod(i.y, 256.0), 20.0, 1.0, 255.0) / 255.0;
+  gl_FragData[2] = vec4(mod(i.x + 3.0 * i.y, 256.0), 30.0, 2.0, 255.0) / 255.0;
+}
+)"};
+
+TEST_F(PassTest, DrawBuffersWriteEveryAttachmentInOnePass) {
+  std::vector<std::uint8_t> zeros(19 * 7 * 4, 0);
+  const Texture a(caps(), 19, 7, TextureFormat::Rgba8, zeros.data());
+  const Texture b(caps(), 19, 7, TextureFormat::Rgba8, zeros.data());
+  const Texture c(caps(), 19, 7, TextureFormat::Rgba8, zeros.data());
+  auto expectError = [](auto&& make, const std::string& needle) {
+    try {
+      make();
+      ADD_FAILURE() << "no exception, expected one naming " << needle;
+    } catch (const GpuError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  // Without the extension (a core GLES2 GPU) more than one attachment is refused by name.
+  expectError([&] { Framebuffer(probeCapabilities(true), {&a, &b}); }, "need GL_EXT_draw_buffers");
+  // This test's GPUs (llvmpipe in CI) have it; it is the merge path of GpuMatcher.
+  ASSERT_TRUE(caps().has(Extension::ExtDrawBuffers)) << caps().glRenderer;
+  const Framebuffer fb(caps(), {&a, &b, &c});
+  const Program outputs = QuadPass::makeProgram("three_outputs", {kThreeOutputsPass}, {}, {"GL_EXT_draw_buffers"});
+  quad().run(outputs, fb, {2, 1, 15, 5});
+  const std::vector<const Texture*> textures = {&a, &b, &c};
+  for (size_t k = 0; k < textures.size(); ++k) {
+    const std::vector<std::uint8_t> out = Framebuffer(*textures[k]).readRgba8();
+    for (int y = 0; y < 7; ++y)
+      for (int x = 0; x < 19; ++x) {
+        const bool inside = x >= 2 && x < 17 && y >= 1 && y < 6;
+        const int first = k == 0 ? x : k == 1 ? y : (x + 3 * y) % 256;
+        const std::array<int, 4> expected =
+            inside ? std::array<int, 4>{first, 10 * static_cast<int>(k + 1), static_cast<int>(k), 255}
+                   : std::array<int, 4>{0, 0, 0, 0};
+        for (int ch = 0; ch < 4; ++ch)
+          ASSERT_EQ(out[static_cast<size_t>((y * 19 + x) * 4 + ch)], expected[static_cast<size_t>(ch)])
+              << "attachment " << k << ", texel (" << x << ", " << y << ")";
+      }
+  }
+  const Texture small(caps(), 5, 5, TextureFormat::Rgba8);
+  expectError([&] { Framebuffer(caps(), {&a, &small}); }, "attachment 1 is 5x5, attachment 0 19x7");
+  Capabilities twoBuffers = caps();
+  twoBuffers.maxDrawBuffers = 2;
+  expectError([&] { Framebuffer(twoBuffers, {&a, &b, &c}); }, "3 colour attachments, more than this GPU's 2 draw buffers");
+  expectError([&] { Framebuffer(caps(), {}); }, "no colour attachment");
 }
 
 }  // namespace
