@@ -56,18 +56,24 @@ std::string real(int v) { return std::to_string(v) + ".0"; }
 // as i₀ + base·i₁ (RGBA8: base 16 in a byte; RGBA16F: base 64, offset by −2048 so the 4096
 // values fit the integers a half float holds exactly, −2048 .. 2048); 4 queries have a channel
 // each (up to 256 in a byte, the cap anyway).
-int maxTileSize(int queriesPerFragment, bool halfPartials) {
-  if (queriesPerFragment == 4) return 256;
+// On the merge path each query's index has a whole RGBA16F channel (up to 2048); 256 bounds the
+// scan's loop.
+int maxTileSize(int queriesPerFragment, bool halfPartials, bool mergePath) {
+  if (queriesPerFragment == 4 || mergePath) return 256;
   return halfPartials ? 64 : 16;
 }
 
-// tileSize 0: the power of two nearest √M within [8, the largest the scan can index]. The reduce
-// costs N·M/T target reads and the refine N·T, so √M balances them; measured on llvmpipe
-// (1000 queries, 8 per fragment, RGBA16F partials): M = 1000, T = 16 / 32 / 64: 9.2 / 8.4 /
-// 8.7 ms; M = 8192, T = 32 / 64: 58.5 / 54.3 ms.
-int autoTileSize(int count, int maxTile) {
-  const int log2 = static_cast<int>(std::lround(std::log2(std::max(1.0, std::sqrt(static_cast<double>(count))))));
-  return std::clamp(1 << std::clamp(log2, 3, 8), 8, maxTile);
+// tileSize 0. Reduce/refine path: the power of two nearest √M within [8, the largest the scan
+// can index]. The reduce costs N·M/T target reads and the refine N·T, so √M balances them;
+// measured on llvmpipe (1000 queries, 8 per fragment, RGBA16F partials): M = 1000, T = 16 / 32
+// / 64: 9.2 / 8.4 / 8.7 ms; M = 8192, T = 32 / 64: 58.5 / 54.3 ms.
+// Merge path: the merge reads one texel per tile, and a scan fragment loads its queries once
+// for T targets, so larger tiles cost less; but fewer tiles are fewer fragments for a GPU to
+// run at once. The power of two nearest M / 16 (about 16 tiles) within [16, 256].
+int autoTileSize(int count, int maxTile, bool mergePath) {
+  const double want = mergePath ? count / 16.0 : std::sqrt(static_cast<double>(count));
+  const int log2 = static_cast<int>(std::lround(std::log2(std::max(1.0, want))));
+  return mergePath ? std::min(1 << std::clamp(log2, 4, 8), maxTile) : std::clamp(1 << std::clamp(log2, 3, 8), 8, maxTile);
 }
 
 std::uint16_t fixed16(float v, float offset, float scale) {
@@ -82,6 +88,9 @@ struct GpuMatcher::Impl {
   GpuMatcherOptions options;
   bool targetFloat = false;
   bool halfPartials = false;  // partials in RGBA16F (EXT_color_buffer_half_float), else RGBA8
+  // The scan writes each query's nearest distances too (GL_EXT_draw_buffers, a partials texture
+  // per query slot) and one merge pass follows; else the reduce and refine passes.
+  bool mergePath = false;
   QuadPass quad;
 
   // Target database.
@@ -96,7 +105,12 @@ struct GpuMatcher::Impl {
   cv::Mat targetCopy;  // for the cross-check's transposed search
   LaplacianSigns targetSigns;
 
-  std::optional<Target> partials, resultA, resultB, refined;
+  // Reduce/refine path: partials, resultA/B (ping-pong over rounds), refined. Merge path:
+  // slotPartials (written together through scanOutput), resultA/B and distancesA/B (written
+  // together through mergeOutputA/B).
+  std::optional<Target> partials, resultA, resultB, refined, distancesA, distancesB;
+  std::vector<Texture> slotPartials;
+  std::optional<Framebuffer> scanOutput, mergeOutputA, mergeOutputB;
   std::optional<Texture> querySigns, uploaded;
   GpuDescriptors uploadedLayout;
   std::vector<float> uploadFloats;
@@ -106,7 +120,7 @@ struct GpuMatcher::Impl {
 
   Impl(const gpu::Capabilities& c, const GpuMatcherOptions& o);
   const Program& program(const std::string& name, const std::vector<gpu::ShaderSource>& own,
-                         const std::vector<std::string>& d, bool codec);
+                         const std::vector<std::string>& d, bool codec, bool drawBuffers = false);
   std::vector<Match> run(const GpuDescriptors& queries, const LaplacianSigns& signs);
   GpuDescriptors upload(const cv::Mat& queries);
 };
@@ -118,7 +132,10 @@ GpuMatcher::Impl::Impl(const gpu::Capabilities& c, const GpuMatcherOptions& o) :
     throw std::invalid_argument("GpuMatcher: queriesPerFragment " + std::to_string(o.queriesPerFragment) +
                                 " is not 4 or 8");
   halfPartials = !o.forceRgba8 && caps.halfFloatRenderable;
-  const int maxTile = maxTileSize(o.queriesPerFragment, halfPartials);
+  // The merge pass samples every slot's partials and the previous result (two textures).
+  mergePath = o.drawBuffers && halfPartials && caps.has(gpu::Extension::ExtDrawBuffers) &&
+              caps.maxDrawBuffers >= o.queriesPerFragment && caps.maxTextureImageUnits >= o.queriesPerFragment + 2;
+  const int maxTile = maxTileSize(o.queriesPerFragment, halfPartials, mergePath);
   if (o.tileSize != 0 && (o.tileSize < 2 || o.tileSize > maxTile))
     throw std::invalid_argument("GpuMatcher: tileSize " + std::to_string(o.tileSize) + " is not 0 (auto) or in [2, " +
                                 std::to_string(maxTile) + "] (" + std::to_string(o.queriesPerFragment) +
@@ -139,17 +156,30 @@ GpuMatcher::Impl::Impl(const gpu::Capabilities& c, const GpuMatcherOptions& o) :
                                 std::to_string(o.maxTilesPerPass) + " need a partials texture of " +
                                 std::to_string(partialWidth) + " × " + std::to_string(partialHeight) +
                                 ", more than this GPU's maximum texture size " + std::to_string(caps.maxTextureSize));
-  // The partials hold small integers (tile-local indices), exact in RGBA8 on every GPU and in
-  // RGBA16F within ±2048.
-  partials.emplace(caps, partialWidth, partialHeight, halfPartials ? TextureFormat::Rgba16F : TextureFormat::Rgba8);
   const int resultRows = (o.maxQueries + kResultQueries - 1) / kResultQueries;
   resultA.emplace(caps, kResultQueries, resultRows, TextureFormat::Rgba8);
   resultB.emplace(caps, kResultQueries, resultRows, TextureFormat::Rgba8);
-  refined.emplace(caps, kResultQueries, resultRows, TextureFormat::Rgba8);
+  if (mergePath) {
+    // Half floats: tile-local indices and d² split into exact parts (gpu_matcher_scan_common.glsl).
+    for (int slot = 0; slot < o.queriesPerFragment; ++slot)
+      slotPartials.emplace_back(caps, partialWidth, partialHeight, TextureFormat::Rgba16F);
+    std::vector<const Texture*> slots;
+    for (const Texture& t : slotPartials) slots.push_back(&t);
+    scanOutput.emplace(caps, slots);
+    distancesA.emplace(caps, kResultQueries, resultRows, TextureFormat::Rgba8);
+    distancesB.emplace(caps, kResultQueries, resultRows, TextureFormat::Rgba8);
+    mergeOutputA.emplace(caps, std::vector<const Texture*>{&resultA->texture, &distancesA->texture});
+    mergeOutputB.emplace(caps, std::vector<const Texture*>{&resultB->texture, &distancesB->texture});
+  } else {
+    // The partials hold small integers (tile-local indices), exact in RGBA8 on every GPU and in
+    // RGBA16F within ±2048.
+    partials.emplace(caps, partialWidth, partialHeight, halfPartials ? TextureFormat::Rgba16F : TextureFormat::Rgba8);
+    refined.emplace(caps, kResultQueries, resultRows, TextureFormat::Rgba8);
+  }
 }
 
 const Program& GpuMatcher::Impl::program(const std::string& name, const std::vector<gpu::ShaderSource>& own,
-                                         const std::vector<std::string>& d, bool codec) {
+                                         const std::vector<std::string>& d, bool codec, bool drawBuffers) {
   std::string key = name;
   for (const std::string& s : d) key += "|" + s;
   auto found = programs.find(key);
@@ -158,7 +188,9 @@ const Program& GpuMatcher::Impl::program(const std::string& name, const std::vec
   if (codec) pieces.push_back(gpu::shaders::float_codec);
   pieces.push_back(shaders::gpu_matcher_common);
   pieces.insert(pieces.end(), own.begin(), own.end());
-  return programs.emplace(key, QuadPass::makeProgram(name, pieces, d)).first->second;
+  std::vector<std::string> extensions;
+  if (drawBuffers) extensions.emplace_back("GL_EXT_draw_buffers");
+  return programs.emplace(key, QuadPass::makeProgram(name, pieces, d, extensions)).first->second;
 }
 
 GpuDescriptors GpuMatcher::Impl::upload(const cv::Mat& queries) {
@@ -244,18 +276,10 @@ std::vector<Match> GpuMatcher::Impl::run(const GpuDescriptors& queries, const La
   std::vector<std::string> scanDefines = common;
   scanDefines.push_back("TILE " + std::to_string(tile));
   scanDefines.push_back("QUERIES " + std::to_string(perFragment));
-  const Program& scan = program("gpu_matcher_scan", {shaders::gpu_matcher_scan_frag}, scanDefines, !queryFloat);
-  std::vector<std::string> reduceDefines = common;
-  reduceDefines.push_back("QUERIES " + std::to_string(perFragment));
-  reduceDefines.push_back("MAX_TILES " + std::to_string(options.maxTilesPerPass));
-  reduceDefines.push_back("RESULT_QUERIES " + real(kResultQueries));
-  const Program& reduce = program("gpu_matcher_reduce", {shaders::gpu_matcher_exact, shaders::gpu_matcher_reduce_frag},
-                                  reduceDefines, !queryFloat);
-  std::vector<std::string> refineDefines = common;
-  refineDefines.push_back("TILE " + std::to_string(tile));
-  refineDefines.push_back("RESULT_QUERIES " + real(kResultQueries));
-  const Program& refine = program("gpu_matcher_refine", {shaders::gpu_matcher_exact, shaders::gpu_matcher_refine_frag},
-                                  refineDefines, !queryFloat);
+  if (targetFloat) scanDefines.emplace_back("EXACT_TARGETS");
+  if (mergePath) scanDefines.emplace_back("SCAN_DISTANCES");
+  const Program& scan = program("gpu_matcher_scan", {shaders::gpu_matcher_scan_common, shaders::gpu_matcher_scan_frag},
+                                scanDefines, !queryFloat, mergePath);
 
   if (withSigns) {
     const int rows = (options.maxQueries + kSignsPerRow - 1) / kSignsPerRow;
@@ -264,40 +288,89 @@ std::vector<Match> GpuMatcher::Impl::run(const GpuDescriptors& queries, const La
     for (int q = 0; q < n; ++q) bytes[static_cast<size_t>(q) * 4] = static_cast<std::uint8_t>((signs[static_cast<size_t>(q)] + 1) * 127);
     querySigns->upload(bytes.data());
   }
-  // All passes read the queries (in registers) and targets the same way.
-  for (const Program* p : {&scan, &reduce, &refine}) {
-    if (!queryFloat) gpu::setCodecPrecision(*p, queries.precisionBits);
-    sampleAs(*p, "u_queries", 0, *queries.texture);
-    sampleAs(*p, "u_targets", 1, *targets);
-    if (useMeta) sampleAs(*p, "u_meta", 2, *meta);
-    if (withSigns) sampleAs(*p, "u_query_signs", 3, *querySigns);
-  }
-  sampleAs(reduce, "u_partials", 4, partials->texture);
-  reduce.setUniform("u_count", static_cast<float>(count));
-  refine.setUniform("u_count", static_cast<float>(count));
+  // The passes that read the queries (in registers) and targets read them the same way.
+  auto readsDescriptors = [&](const Program& p) {
+    if (!queryFloat) gpu::setCodecPrecision(p, queries.precisionBits);
+    sampleAs(p, "u_queries", 0, *queries.texture);
+    sampleAs(p, "u_targets", 1, *targets);
+    if (useMeta) sampleAs(p, "u_meta", 2, *meta);
+    if (withSigns) sampleAs(p, "u_query_signs", 3, *querySigns);
+  };
+  readsDescriptors(scan);
 
   const int perPass = options.maxTilesPerPass;
   const int queryGroups = (n + perFragment - 1) / perFragment;
   const int resultRowsFull = n / kResultQueries, restQueries = n % kResultQueries;
-  const Target* result = &*resultA;
-  const Target* previous = &*resultB;
-  for (int first = 0, pass = 0; first < tiles; first += perPass, ++pass) {
-    const int p = std::min(perPass, tiles - first);
-    scan.setUniform("u_scan", static_cast<float>(first), static_cast<float>(count));
-    quad.run(scan, partials->framebuffer, {0, 0, queryGroups, p});
-
-    reduce.setUniform("u_reduce", static_cast<float>(p), static_cast<float>(first), pass > 0 ? 1.0f : 0.0f, 0.0f);
-    sampleAs(reduce, "u_previous", 5, previous->texture);
-    if (resultRowsFull > 0) quad.run(reduce, result->framebuffer, {0, 0, kResultQueries, resultRowsFull});
-    if (restQueries > 0) quad.run(reduce, result->framebuffer, {0, resultRowsFull, restQueries, 1});
-    std::swap(result, previous);
+  // Runs `pass` over the first n texels of a result layout (kResultQueries per row).
+  auto overQueries = [&](const Program& pass, const Framebuffer& output) {
+    if (resultRowsFull > 0) quad.run(pass, output, {0, 0, kResultQueries, resultRowsFull});
+    if (restQueries > 0) quad.run(pass, output, {0, resultRowsFull, restQueries, 1});
+  };
+  // The textures read back: the nearest index (and the candidates' second) and the distances.
+  const Target* indexResult = nullptr;
+  const Target* distanceResult = nullptr;
+  if (mergePath) {
+    std::vector<std::string> mergeDefines = common;
+    mergeDefines.push_back("QUERIES " + std::to_string(perFragment));
+    mergeDefines.push_back("MAX_TILES " + std::to_string(perPass));
+    mergeDefines.push_back("RESULT_QUERIES " + real(kResultQueries));
+    const Program& merge =
+        program("gpu_matcher_merge", {shaders::gpu_matcher_merge_frag}, mergeDefines, !queryFloat, true);
+    // Units 0, 1: the previous result; 2 .. 2 + QUERIES − 1: the partials (mergePath checked
+    // the GPU has that many).
+    for (int slot = 0; slot < perFragment; ++slot)
+      merge.setTexture("u_partials" + std::to_string(slot), 2 + slot, slotPartials[static_cast<size_t>(slot)]);
+    merge.setUniform("u_partials_size", static_cast<float>(slotPartials[0].width()),
+                     static_cast<float>(slotPartials[0].height()));
+    merge.setUniform("u_previous_size", static_cast<float>(kResultQueries), static_cast<float>(resultA->texture.height()));
+    bool intoA = true;
+    for (int first = 0, pass = 0; first < tiles; first += perPass, ++pass, intoA = !intoA) {
+      const int p = std::min(perPass, tiles - first);
+      scan.setUniform("u_scan", static_cast<float>(first), static_cast<float>(count));
+      quad.run(scan, *scanOutput, {0, 0, queryGroups, p});
+      merge.setUniform("u_merge", static_cast<float>(p), static_cast<float>(first), pass > 0 ? 1.0f : 0.0f, 0.0f);
+      // The previous round's result: the other pair of textures (unused in the first round).
+      merge.setTexture("u_previous_index", 0, intoA ? resultB->texture : resultA->texture);
+      merge.setTexture("u_previous_distances", 1, intoA ? distancesB->texture : distancesA->texture);
+      overQueries(merge, intoA ? *mergeOutputA : *mergeOutputB);
+      indexResult = intoA ? &*resultA : &*resultB;
+      distanceResult = intoA ? &*distancesA : &*distancesB;
+    }
+  } else {
+    std::vector<std::string> reduceDefines = common;
+    reduceDefines.push_back("QUERIES " + std::to_string(perFragment));
+    reduceDefines.push_back("MAX_TILES " + std::to_string(perPass));
+    reduceDefines.push_back("RESULT_QUERIES " + real(kResultQueries));
+    const Program& reduce = program(
+        "gpu_matcher_reduce", {shaders::gpu_matcher_exact, shaders::gpu_matcher_reduce_frag}, reduceDefines, !queryFloat);
+    std::vector<std::string> refineDefines = common;
+    refineDefines.push_back("TILE " + std::to_string(tile));
+    refineDefines.push_back("RESULT_QUERIES " + real(kResultQueries));
+    const Program& refine = program(
+        "gpu_matcher_refine", {shaders::gpu_matcher_exact, shaders::gpu_matcher_refine_frag}, refineDefines, !queryFloat);
+    readsDescriptors(reduce);
+    readsDescriptors(refine);
+    sampleAs(reduce, "u_partials", 4, partials->texture);
+    reduce.setUniform("u_count", static_cast<float>(count));
+    refine.setUniform("u_count", static_cast<float>(count));
+    const Target* result = &*resultA;
+    const Target* previous = &*resultB;
+    for (int first = 0, pass = 0; first < tiles; first += perPass, ++pass) {
+      const int p = std::min(perPass, tiles - first);
+      scan.setUniform("u_scan", static_cast<float>(first), static_cast<float>(count));
+      quad.run(scan, partials->framebuffer, {0, 0, queryGroups, p});
+      reduce.setUniform("u_reduce", static_cast<float>(p), static_cast<float>(first), pass > 0 ? 1.0f : 0.0f, 0.0f);
+      sampleAs(reduce, "u_previous", 5, previous->texture);
+      overQueries(reduce, result->framebuffer);
+      std::swap(result, previous);
+    }
+    sampleAs(refine, "u_result", 4, previous->texture);  // the last pass's output
+    overQueries(refine, refined->framebuffer);
+    indexResult = previous;
+    distanceResult = &*refined;
   }
-  result = previous;  // the last pass's output
-  sampleAs(refine, "u_result", 4, result->texture);
-  if (resultRowsFull > 0) quad.run(refine, refined->framebuffer, {0, 0, kResultQueries, resultRowsFull});
-  if (restQueries > 0) quad.run(refine, refined->framebuffer, {0, resultRowsFull, restQueries, 1});
 
-  // Read back the index (reduce) and the distances (refine): 4 + 4 bytes per query.
+  // Read back the index and the distances: 4 + 4 bytes per query.
   auto readBack = [&](const Target& from) {
     std::vector<std::uint8_t> bytes;
     if (resultRowsFull > 0) bytes = from.framebuffer.readRgba8({0, 0, kResultQueries, resultRowsFull});
@@ -307,8 +380,8 @@ std::vector<Match> GpuMatcher::Impl::run(const GpuDescriptors& queries, const La
     }
     return bytes;
   };
-  const std::vector<std::uint8_t> indices = readBack(*result);
-  const std::vector<std::uint8_t> distances = readBack(*refined);
+  const std::vector<std::uint8_t> indices = readBack(*indexResult);
+  const std::vector<std::uint8_t> distances = readBack(*distanceResult);
   readbackBytes = indices.size() + distances.size();
   std::vector<Match> out(static_cast<size_t>(n));
   for (int q = 0; q < n; ++q) {
@@ -353,7 +426,7 @@ void GpuMatcher::setTarget(const cv::Mat& descriptors, const LaplacianSigns& sig
   m.count = descriptors.rows;
   m.texels = m.targetFloat ? d / 4 : d / 2;
   m.tile = std::min(m.options.tileSize > 0 ? m.options.tileSize
-                                           : autoTileSize(m.count, maxTileSize(m.options.queriesPerFragment, m.halfPartials)),
+                                           : autoTileSize(m.count, maxTileSize(m.options.queriesPerFragment, m.halfPartials, m.mergePath), m.mergePath),
                     m.caps.maxTextureSize / m.texels);
   m.tiles = (m.count + m.tile - 1) / m.tile;
   if (m.tiles > m.caps.maxTextureSize)
@@ -405,6 +478,7 @@ void GpuMatcher::setTarget(const cv::Mat& descriptors, const LaplacianSigns& sig
 
 int GpuMatcher::targetCount() const { return impl_->count; }
 bool GpuMatcher::floatPath() const { return impl_->targetFloat; }
+bool GpuMatcher::mergePath() const { return impl_->mergePath; }
 size_t GpuMatcher::lastReadbackBytes() const { return impl_->readbackBytes; }
 
 std::vector<Match> GpuMatcher::nearest(const GpuDescriptors& queries, const LaplacianSigns& signs) {

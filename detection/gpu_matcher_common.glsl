@@ -44,6 +44,18 @@ uniform vec2 u_query_signs_size;
 
 // d² of "no candidate"; real values are at most 4.
 #define NONE 64.0
+// A distance of "none" (NONE's square root); real distances are at most 2.
+#define NONE_D 8.0
+
+// Distances in the result textures: d in [0, 2] as a 16-bit code round(d · 32767.5) (step
+// 3.1e-5), 65535 = none.
+float code16(float d) {
+  return d >= NONE_D * 0.5 ? 65535.0 : min(floor(d * 32767.5 + 0.5), 65534.0);
+}
+float decode16(float high, float low) {
+  float c = high * 256.0 + low;
+  return c > 65534.5 ? NONE_D : c / 32767.5;
+}
 // 16-bit fixed point on [-1, 1] in RGBA8 targets: v = (256 hi + lo) / 32767.5 - 1, two bins
 // per texel as bytes (hi, lo, hi, lo). TARGET_BINS(k) gives bins 4k .. 4k + 3 of the target
 // whose first texel is at x in row rowV (in scope: x, rowV, invWidth = 1 / texture width): an

@@ -1,13 +1,10 @@
 // One query in registers and its exact distance to any target: the part GpuMatcher's reduce
 // and refine passes share (gpu_matcher_reduce.frag.glsl, gpu_matcher_refine.frag.glsl). The
 // distance is computed as the scan computes d² (gpu_matcher_scan.frag.glsl), so all passes
-// rank candidates alike. Also the 16-bit fixed point of distances in the result textures.
+// rank candidates alike.
 // Defines: those of gpu_matcher_common.glsl (which must come first).
 
 uniform float u_count;  // target count M
-
-// A distance of "none"; real distances are at most 2.
-#define NONE_D 8.0
 
 vec4 query[BINS_QUARTER];
 float qq;
@@ -15,15 +12,6 @@ float qsum;
 #ifdef QUERY_SIGNS
 float qs;
 #endif
-
-// Distance d in [0, 2] as a 16-bit code round(d · 32767.5); 65535 = none.
-float code16(float d) {
-  return d >= NONE_D * 0.5 ? 65535.0 : min(floor(d * 32767.5 + 0.5), 65534.0);
-}
-float decode16(float high, float low) {
-  float c = high * 256.0 + low;
-  return c > 65534.5 ? NONE_D : c / 32767.5;
-}
 
 // Loads query q (index in SurfEs's layout) into the registers above.
 void loadQuery(float q) {

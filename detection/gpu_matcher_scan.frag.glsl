@@ -1,73 +1,23 @@
 // GpuMatcher scan pass: for a group of QUERIES queries and one tile of TILE target descriptors,
-// the tile-local index of each query's nearest target by Euclidean distance (brute force,
-// seeds/000 section 6.1). A QuadPass over the partials texture: texel (g, j) is query group g
-// (queries QUERIES·g + 0 .. QUERIES − 1) against tile u_scan.x + j.
+// each query's nearest target in the tile by Euclidean distance (brute force, seeds/000 section
+// 6.1). A QuadPass over the partials: texel (g, j) is query group g (queries QUERIES·g + 0 ..
+// QUERIES − 1) against tile u_scan.x + j. Comes after gpu_matcher_scan_common.glsl, which
+// keeps the nearest ones and writes the outputs.
 // Why groups: on a GPU without caches worth the name (llvmpipe: ~2.6 ns per RGBA32F fetch and
 // lane) the target fetches dominate; each fetched target texel is used by all QUERIES queries,
-// dividing them by QUERIES. Why the nearest index only: one output per fragment holds 4 small
-// integers (RGBA8: bytes; RGBA16F: exact within ±2048), room for QUERIES indices (8 queries:
-// two per channel, TILE ≤ PACK_BASE) and nothing else; the reduce pass recomputes the candidates'
-// distances exactly and the refine pass finds the second-nearest inside the winning tile.
-// All queries' bins stay in registers; the tile is read once, K = TEXELS texels per target.
-// Constant loop bounds (GLSL ES 1.00 appendix A), one RGBA output: the indices packed.
-// A tile with no eligible target gives index 0, which the reduce's exact distance rejects.
+// dividing them by QUERIES. All queries' bins stay in registers; the tile is read once,
+// K = TEXELS texels per target. Constant loop bounds (GLSL ES 1.00 appendix A). A tile with no
+// eligible target gives index 0 at distance NONE, which the later passes reject.
 //
-// Defines: those of gpu_matcher_common.glsl, TILE (constant loop bound), QUERIES (4 or 8).
+// Defines: those of gpu_matcher_scan_common.glsl, TILE (constant loop bound).
 uniform vec2 u_scan;  // (first tile of the pass, target count)
 
-// The queries' bins, four queries per vec4 "lane group": query 4g + c is component c of group
-// g's accumulators, its bins in queryGC[]. Written out (not one array indexed by query) because
-// llvmpipe then keeps every accumulator in registers and each fetched texel feeds 4 dot
-// products per group.
-vec4 query00[BINS_QUARTER];
-vec4 query01[BINS_QUARTER];
-vec4 query02[BINS_QUARTER];
-vec4 query03[BINS_QUARTER];
-#if QUERIES == 8
-vec4 query10[BINS_QUARTER];
-vec4 query11[BINS_QUARTER];
-vec4 query12[BINS_QUARTER];
-vec4 query13[BINS_QUARTER];
-#endif
-
-// Loads query q into `bins`; returns (|q|², bin sum, Laplacian sign, 0).
-vec4 loadQuery(float q, out vec4 bins[BINS_QUARTER]) {
-  vec2 origin = queryOrigin(q);
-  vec4 stats = vec4(0.0);
-#define LOAD(t) { vec4 a = queryTexel(origin, float(t)); stats.x += dot(a, a); stats.y += dot(a, vec4(1.0)); bins[t] = a; }
-  QUARTERS(LOAD)
-#undef LOAD
-#ifdef QUERY_SIGNS
-  stats.z = querySign(q);
-#endif
-  return stats;
-}
-
-// One target's d² to the four queries of a group, from their dot products s, |q|² qq, bin
-// sums qsum, signs qs and the target's |t|² tt and sign ts.
-vec4 distances(vec4 s, vec4 qq, vec4 qsum, vec4 qs, float tt, float ts) {
-#ifdef TARGET_FLOAT
-  vec4 d = max(qq + tt - 2.0 * s, 0.0);
-#else
-  vec4 d = max(qq + tt - 2.0 * (s - qsum), 0.0);
-#endif
-#ifdef QUERY_SIGNS
-  d = mix(d, vec4(NONE), vec4(lessThan(qs * ts, vec4(-0.5))));
-#endif
-  return d;
-}
-
-#define FETCH(k) TARGET_BINS(k)
-// Texel k of the target (4 bins): fetched once, used by every query of the fragment. (GLSL ES
-// 1.00 has no line continuation: each macro stays on one line.)
-#define DOTS0(t, k) vec4(dot(query00[k], t), dot(query01[k], t), dot(query02[k], t), dot(query03[k], t))
-#define DOTS1(t, k) vec4(dot(query10[k], t), dot(query11[k], t), dot(query12[k], t), dot(query13[k], t))
 // The target's texels are all fetched before any dot product: on llvmpipe a float texture
 // fetch is a function call, which clobbers every vector register, so fetches interleaved with
 // the accumulating dot products stored and reloaded the accumulators at each texel (measured
 // at 1000 × 1000: 12.2 ms of CPU interleaved, 10.3 ms fetched first). The same split did not
 // measurably help the reduce and refine, which hold one accumulator.
-#define FETCH_ALL(k) t[k] = FETCH(k);
+#define FETCH_ALL(k) t[k] = TARGET_BINS(k);
 #if QUERIES == 8
 #define DOTS(k) dot0 += DOTS0(t[k], k); dot1 += DOTS1(t[k], k);
 #else
@@ -76,30 +26,8 @@ vec4 distances(vec4 s, vec4 qq, vec4 qsum, vec4 qs, float tt, float ts) {
 
 void main() {
   vec2 index = nft_texel_index();
-  float q0 = float(QUERIES) * index.x;
   float tile = u_scan.x + index.y;
-
-  // Per lane group: |q|², bin sums, signs of its 4 queries.
-  vec4 s0 = loadQuery(q0, query00);
-  vec4 s1 = loadQuery(q0 + 1.0, query01);
-  vec4 s2 = loadQuery(q0 + 2.0, query02);
-  vec4 s3 = loadQuery(q0 + 3.0, query03);
-  vec4 qq0 = vec4(s0.x, s1.x, s2.x, s3.x);
-  vec4 qsum0 = vec4(s0.y, s1.y, s2.y, s3.y);
-  vec4 qs0 = vec4(s0.z, s1.z, s2.z, s3.z);
-  vec4 best0 = vec4(NONE);
-  vec4 index0 = vec4(0.0);
-#if QUERIES == 8
-  s0 = loadQuery(q0 + 4.0, query10);
-  s1 = loadQuery(q0 + 5.0, query11);
-  s2 = loadQuery(q0 + 6.0, query12);
-  s3 = loadQuery(q0 + 7.0, query13);
-  vec4 qq1 = vec4(s0.x, s1.x, s2.x, s3.x);
-  vec4 qsum1 = vec4(s0.y, s1.y, s2.y, s3.y);
-  vec4 qs1 = vec4(s0.z, s1.z, s2.z, s3.z);
-  vec4 best1 = vec4(NONE);
-  vec4 index1 = vec4(0.0);
-#endif
+  loadQueries(float(QUERIES) * index.x);
 
   float invWidth = 1.0 / u_targets_size.x;
   float rowV = (tile + 0.5) / u_targets_size.y;
@@ -109,9 +37,7 @@ void main() {
     if (base + fi >= u_scan.y) break;
     float x = (fi * TEXELS_F + 0.5) * invWidth;
     vec4 dot0 = vec4(0.0);
-#if QUERIES == 8
     vec4 dot1 = vec4(0.0);
-#endif
     vec4 t[BINS_QUARTER];
     QUARTERS(FETCH_ALL)
     QUARTERS(DOTS)
@@ -120,20 +46,7 @@ void main() {
 #else
     vec2 meta = vec2(1.0, 0.0);
 #endif
-    vec4 d = distances(dot0, qq0, qsum0, qs0, meta.x, meta.y);
-    index0 = mix(index0, vec4(fi), vec4(lessThan(d, best0)));
-    best0 = min(best0, d);
-#if QUERIES == 8
-    d = distances(dot1, qq1, qsum1, qs1, meta.x, meta.y);
-    index1 = mix(index1, vec4(fi), vec4(lessThan(d, best1)));
-    best1 = min(best1, d);
-#endif
+    keep(fi, dot0, dot1, meta.x, meta.y);
   }
-#if QUERIES == 4
-  gl_FragColor = index0 * (1.0 / PARTIALS_SCALE);
-#else
-  // Two queries per channel: channel c = index of query 2c + PACK_BASE × index of query 2c + 1
-  // − PACK_OFFSET.
-  gl_FragColor = (vec4(index0.xz, index1.xz) + PACK_BASE * vec4(index0.yw, index1.yw) - PACK_OFFSET) * (1.0 / PARTIALS_SCALE);
-#endif
+  writeResults();
 }

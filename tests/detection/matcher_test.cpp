@@ -1,6 +1,7 @@
 // GpuMatcher against CpuMatcher (OpenCV BFMatcher, the reference) on real SURF descriptors of
-// oxford/graf img1 and img3 for both SurfEs storage paths, the multi-pass (tiled) path, large
-// targets, Laplacian-sign pruning, the ratio test, the cross-check, empty inputs and errors.
+// oxford/graf img1 and img3 for both SurfEs storage paths and both matcher paths (merge, and
+// reduce/refine), the multi-pass (tiled) path, large targets, Laplacian-sign pruning, the ratio
+// test, the cross-check, empty inputs and errors.
 
 #include <algorithm>
 #include <cmath>
@@ -74,16 +75,34 @@ cv::Mat noisyCopies(const cv::Mat& targets, int rows, double noise, unsigned see
   return q;
 }
 
+// Whether a matcher with these options takes the merge path on `caps`: GL_EXT_draw_buffers
+// with a draw buffer per query of a fragment and RGBA16F render targets (GpuMatcherOptions).
+bool expectsMergePath(const gpu::Capabilities& caps, const GpuMatcherOptions& o) {
+  return o.drawBuffers && !o.forceRgba8 && caps.halfFloatRenderable && caps.has(gpu::Extension::ExtDrawBuffers) &&
+         caps.maxDrawBuffers >= o.queriesPerFragment && caps.maxTextureImageUnits >= o.queriesPerFragment + 2;
+}
+
+// The matcher's paths on one GPU: merge (the default where the GPU allows it), reduce/refine on
+// float targets, and RGBA8 storage (reduce/refine, as on core GLES2).
+struct MatcherPath {
+  const char* name;
+  bool drawBuffers;
+  bool forceRgba8;
+};
+constexpr MatcherPath kPaths[] = {{"merge", true, false}, {"reduce+refine", false, false}, {"rgba8", true, true}};
+
 // --- Real descriptors: graf img1 (target) vs img3 (queries) -------------------------------------
 
 struct PathCase {
   DescriptorStorage storage;  // SurfEs's, for the queries
   bool coreOnly;              // matcher and SurfEs on core GLES2 caps (RGBA8 everywhere)
+  bool drawBuffers;           // GpuMatcherOptions::drawBuffers
   double tolerance;           // on distances
 };
 
 std::string pathName(const ::testing::TestParamInfo<PathCase>& param) {
-  return param.param.coreOnly ? "rgba8_core" : "float";
+  if (param.param.coreOnly) return "rgba8_core";
+  return param.param.drawBuffers ? "float" : "float_reduce_refine";
 }
 
 class GpuMatcherGrafTest : public GpuTest, public ::testing::WithParamInterface<PathCase> {};
@@ -108,8 +127,10 @@ TEST_P(GpuMatcherGrafTest, MatchesLikeTheCpuMatcherOnGraf1Vs3) {
 
   GpuMatcherOptions options;
   options.maxQueries = 1000;
+  options.drawBuffers = c.drawBuffers;
   GpuMatcher gpuMatcher(caps, options);
   EXPECT_EQ(gpuMatcher.floatPath(), !c.coreOnly && caps.has(gpu::Extension::OesTextureFloat));
+  EXPECT_EQ(gpuMatcher.mergePath(), expectsMergePath(caps, options));
   gpuMatcher.setTarget(targets);
   CpuMatcher cpuMatcher;
   cpuMatcher.setTarget(targets);
@@ -136,8 +157,9 @@ TEST_P(GpuMatcherGrafTest, MatchesLikeTheCpuMatcherOnGraf1Vs3) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, GpuMatcherGrafTest,
-                         ::testing::Values(PathCase{DescriptorStorage::Float, false, 1e-3},
-                                           PathCase{DescriptorStorage::Rgba8, true, 1e-3}),
+                         ::testing::Values(PathCase{DescriptorStorage::Float, false, true, 1e-3},
+                                           PathCase{DescriptorStorage::Float, false, false, 1e-3},
+                                           PathCase{DescriptorStorage::Rgba8, true, true, 1e-3}),
                          pathName);
 
 // --- Synthetic descriptors: tiling, large targets, signs ---------------------------------------
@@ -160,26 +182,28 @@ class GpuMatcherTest : public GpuTest {
 TEST_F(GpuMatcherTest, MatchesTargetsSpanningSeveralPasses) {
   const cv::Mat targets = randomUnit(1000, 64, 1);
   const cv::Mat queries = noisyCopies(targets, 300, 0.05, 2);
-  for (bool rgba8 : {false, true}) {
+  for (const MatcherPath& path : kPaths) {
     for (int perFragment : {4, 8}) {
       GpuMatcherOptions options;
       options.maxQueries = 300;
       options.queriesPerFragment = perFragment;
       options.tileSize = perFragment == 4 ? 32 : 16;
-      options.maxTilesPerPass = 3;  // 32 or 63 tiles: 11 or 21 scan/reduce rounds
-      options.forceRgba8 = rgba8;
+      options.maxTilesPerPass = 3;  // 32 or 63 tiles: 11 or 21 scan/merge (reduce) rounds
+      options.drawBuffers = path.drawBuffers;
+      options.forceRgba8 = path.forceRgba8;
       GpuMatcher matcher(caps(), options);
-      SCOPED_TRACE(std::string(rgba8 ? "rgba8" : "float") + ", queries per fragment " + std::to_string(perFragment));
+      SCOPED_TRACE(std::string(path.name) + ", queries per fragment " + std::to_string(perFragment));
+      EXPECT_EQ(matcher.mergePath(), expectsMergePath(caps(), options));
       expectAgreement(matcher, targets, queries, 1e-3);
     }
   }
 }
 
-// The scan keeps only each tile's nearest index per query, the reduce recomputes those
-// distances and the refine pass looks for the second-nearest inside the winning tile: here
-// every target has a near twin right after it (same tile), so each query's second-nearest is
-// its nearest's twin and d2 is right only if the refine finds it. 301 queries leave the last
-// scan group part empty; small tiles and few tiles per pass exercise the merge with the
+// The global second-nearest may sit in the nearest's own tile: the merge path's scan keeps each
+// tile's second-nearest for it, the reduce/refine path's refine pass scans the winning tile
+// again. Here every target has a near twin right after it (same tile), so each query's
+// second-nearest is its nearest's twin and d2 is right only if that works. 301 queries leave the
+// last scan group part empty; small tiles and few tiles per pass exercise the merge with the
 // previous round's result.
 TEST_F(GpuMatcherTest, FindsTheSecondNearestInsideTheWinningTile) {
   const cv::Mat base = randomUnit(200, 64, 20);
@@ -198,17 +222,19 @@ TEST_F(GpuMatcherTest, FindsTheSecondNearestInsideTheWinningTile) {
   int sameTile = 0;
   for (const Match& m : cpu) sameTile += std::isfinite(m.secondDistance) && m.secondDistance < 0.6f ? 1 : 0;
   ASSERT_GT(sameTile, 250);  // the construction works: most second-nearest are the twins
-  for (bool rgba8 : {false, true}) {
+  for (const MatcherPath& path : kPaths) {
     for (int perFragment : {4, 8}) {
       GpuMatcherOptions options;
       options.maxQueries = 301;
       options.queriesPerFragment = perFragment;
       options.tileSize = 16;
-      options.maxTilesPerPass = 4;  // 25 tiles: 7 scan/reduce rounds
-      options.forceRgba8 = rgba8;
+      options.maxTilesPerPass = 4;  // 25 tiles: 7 scan/merge (reduce) rounds
+      options.drawBuffers = path.drawBuffers;
+      options.forceRgba8 = path.forceRgba8;
       GpuMatcher matcher(caps(), options);
-      SCOPED_TRACE(std::string(rgba8 ? "rgba8" : "float") + ", queries per fragment " + std::to_string(perFragment));
-      // A twin missed by the refine would put d2 near a random pair's 1.4, not the twin's 0.24.
+      SCOPED_TRACE(std::string(path.name) + ", queries per fragment " + std::to_string(perFragment));
+      EXPECT_EQ(matcher.mergePath(), expectsMergePath(caps(), options));
+      // A twin missed would put d2 near a random pair's 1.4, not the twin's 0.24.
       expectAgreement(matcher, targets, queries, 1e-3);
     }
   }
@@ -217,12 +243,16 @@ TEST_F(GpuMatcherTest, FindsTheSecondNearestInsideTheWinningTile) {
 TEST_F(GpuMatcherTest, Matches8192TargetsAndSurf36) {
   const cv::Mat targets = randomUnit(8192, 64, 3);
   const cv::Mat queries = noisyCopies(targets, 1000, 0.1, 4);
-  GpuMatcherOptions options;
-  options.maxQueries = 4096;
-  GpuMatcher matcher(caps(), options);
-  expectAgreement(matcher, targets, queries, 1e-3);
-  const cv::Mat targets36 = randomUnit(2000, 36, 5);
-  expectAgreement(matcher, targets36, noisyCopies(targets36, 1500, 0.1, 6), 1e-3);
+  for (const bool drawBuffers : {true, false}) {
+    GpuMatcherOptions options;
+    options.maxQueries = 4096;
+    options.drawBuffers = drawBuffers;
+    GpuMatcher matcher(caps(), options);
+    SCOPED_TRACE(matcher.mergePath() ? "merge" : "reduce+refine");
+    expectAgreement(matcher, targets, queries, 1e-3);
+    const cv::Mat targets36 = randomUnit(2000, 36, 5);
+    expectAgreement(matcher, targets36, noisyCopies(targets36, 1500, 0.1, 6), 1e-3);
+  }
 }
 
 TEST_F(GpuMatcherTest, SkipsPairsWithDifferentLaplacianSigns) {
@@ -232,11 +262,12 @@ TEST_F(GpuMatcherTest, SkipsPairsWithDifferentLaplacianSigns) {
   LaplacianSigns targetSigns(500), querySigns(400);
   for (auto& s : targetSigns) s = static_cast<std::int8_t>(rng.uniform(-1, 2));
   for (auto& s : querySigns) s = static_cast<std::int8_t>(rng.uniform(-1, 2));
-  for (bool rgba8 : {false, true}) {
+  for (const MatcherPath& path : kPaths) {
     GpuMatcherOptions options;
-    options.forceRgba8 = rgba8;
+    options.drawBuffers = path.drawBuffers;
+    options.forceRgba8 = path.forceRgba8;
     GpuMatcher matcher(caps(), options);
-    SCOPED_TRACE(rgba8 ? "rgba8" : "float");
+    SCOPED_TRACE(path.name);
     expectAgreement(matcher, targets, queries, 1e-3, targetSigns, querySigns);
     for (const Match& m : matcher.nearest(queries, querySigns)) {
       if (m.target >= 0) {
@@ -304,7 +335,12 @@ TEST_F(GpuMatcherTest, RejectsBadDescriptorsNamingThem) {
     return o;
   };
   expectMessage([&] { GpuMatcher(caps(), withOptions(2, 0)); }, "queriesPerFragment 2 is not 4 or 8");
-  expectMessage([&] { GpuMatcher(caps(), withOptions(8, 128)); }, "tileSize 128 is not 0 (auto) or in [2, ");
+  GpuMatcherOptions reduceRefine = withOptions(8, 128);
+  reduceRefine.drawBuffers = false;  // RGBA16F partials hold 8 indices of 6 bits
+  expectMessage([&] { GpuMatcher(caps(), reduceRefine); },
+                caps().halfFloatRenderable ? "tileSize 128 is not 0 (auto) or in [2, 64]"
+                                           : "tileSize 128 is not 0 (auto) or in [2, 16]");
+  expectMessage([&] { GpuMatcher(caps(), withOptions(8, 512)); }, "tileSize 512 is not 0 (auto) or in [2, ");
   GpuMatcherOptions rgba8 = withOptions(8, 32);
   rgba8.forceRgba8 = true;  // RGBA8 partials hold 8 indices of 4 bits
   expectMessage([&] { GpuMatcher(caps(), rgba8); }, "tileSize 32 is not 0 (auto) or in [2, 16]");

@@ -10,7 +10,10 @@
 #   of the form for (int i = a; i < constant; i += constant), constant-index expressions only):
 #   glslang's default configuration allows more than a GLES2 GPU must accept, so the
 #   configuration is glslangValidator -c with those limits lowered;
-# - the no-highp variant, preprocessed, must not contain the token highp.
+# - the no-highp variant, preprocessed, must not contain the token highp;
+# - a fragment stage that uses GL_EXT_draw_buffers (marked by nft_shader_sources, which removes the
+#   #extension line glslang does not know) is checked with MaxDrawBuffers 8 instead of 1, so
+#   gl_FragData[1..7] compiles there and nowhere else.
 if(NOT GLSLANG OR NOT DIR)
   message(FATAL_ERROR "usage: cmake -DGLSLANG=glslangValidator -DDIR=folder -P check_shaders.cmake")
 endif()
@@ -33,6 +36,9 @@ foreach(pair
 endforeach()
 set(conf_file "${DIR}/../glsl_es100_gles2.conf")
 file(WRITE "${conf_file}" "${conf}")
+string(REGEX REPLACE "(^|\n)MaxDrawBuffers [0-9-]+" "\\1MaxDrawBuffers 8" conf_mrt "${conf}")
+set(conf_mrt_file "${DIR}/../glsl_es100_gles2_draw_buffers.conf")
+file(WRITE "${conf_mrt_file}" "${conf_mrt}")
 
 file(GLOB vertex_files "${DIR}/*.vert")
 list(LENGTH vertex_files count)
@@ -44,8 +50,13 @@ set(checked 0)
 foreach(vert IN LISTS vertex_files)
   string(REGEX REPLACE "\\.vert$" "" stem "${vert}")
   get_filename_component(name "${stem}" NAME)
+  file(READ "${stem}.frag" frag_text)
+  set(conf_used "${conf_file}")
+  if(frag_text MATCHES "NFT_GL_EXT_draw_buffers")
+    set(conf_used "${conf_mrt_file}")
+  endif()
   foreach(frag "${stem}.frag" "${stem}.nohighp.frag")
-    execute_process(COMMAND "${GLSLANG}" -l "${conf_file}" "${vert}" "${frag}"
+    execute_process(COMMAND "${GLSLANG}" -l "${conf_used}" "${vert}" "${frag}"
                     OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
     math(EXPR checked "${checked} + 1")
     if(NOT rc EQUAL 0)

@@ -10,6 +10,11 @@
 // NAME-NN.frag, plus NAME-NN.nohighp.frag: the fragment stage with NFT_NO_HIGHP defined, which
 // takes the path of a GPU without highp in fragment shaders (gpu/prelude.glsl).
 //
+// glslangValidator does not know GL_EXT_draw_buffers (the matcher's merge path writes
+// gl_FragData[1..]): its "#extension GL_EXT_draw_buffers : require" line is written as the
+// comment line kDrawBuffersMarker instead, and check_shaders.cmake checks such programs with
+// MaxDrawBuffers 8 (the extension's limit on the GPUs we target) instead of GLES2's 1.
+//
 // Exit status 1 when a *.glsl file under gpu/, detection/, render/ or tracker/ of SOURCE_ROOT is
 // in none of the recorded programs: a shader this program does not reach would go unchecked.
 
@@ -65,21 +70,23 @@ void runMatchers(const gpu::Capabilities& caps, const detection::GpuDescriptors&
   const detection::LaplacianSigns targetSigns(static_cast<size_t>(target.rows), 1);
   const detection::LaplacianSigns querySigns(static_cast<size_t>(queries.count), -1);
   for (bool forceRgba8 : {false, true})
-    for (int perFragment : {4, 8}) {
-      detection::GpuMatcherOptions options;
-      options.maxQueries = 64;
-      options.forceRgba8 = forceRgba8;
-      options.queriesPerFragment = perFragment;
-      detection::GpuMatcher matcher(caps, options);
-      matcher.setTarget(target);
-      matcher.nearest(queries);
-      matcher.nearest(cpuQueries);
-      matcher.setTarget(target, targetSigns);
-      matcher.nearest(queries, querySigns);
-      matcher.nearest(queries);
-      matcher.setTarget(target * 0.5);
-      matcher.nearest(queries);
-    }
+    for (int perFragment : {4, 8})
+      for (bool drawBuffers : {true, false}) {
+        detection::GpuMatcherOptions options;
+        options.maxQueries = 64;
+        options.forceRgba8 = forceRgba8;
+        options.queriesPerFragment = perFragment;
+        options.drawBuffers = drawBuffers;  // merge path where the GPU has it, reduce + refine otherwise
+        detection::GpuMatcher matcher(caps, options);
+        matcher.setTarget(target);
+        matcher.nearest(queries);
+        matcher.nearest(cpuQueries);
+        matcher.setTarget(target, targetSigns);
+        matcher.nearest(queries, querySigns);
+        matcher.nearest(queries);
+        matcher.setTarget(target * 0.5);
+        matcher.nearest(queries);
+      }
 }
 
 void exercise(const gpu::Capabilities& caps, std::mt19937& rng) {
@@ -111,6 +118,16 @@ void exercise(const gpu::Capabilities& caps, std::mt19937& rng) {
   render::Camera camera;
   camera.K = cv::Matx33d(500, 0, 320, 0, 500, 240, 0, 0, 1);
   render::Renderer renderer(caps, camera, {0.2, 0.15});
+}
+
+const std::string kDrawBuffersExtension = "#extension GL_EXT_draw_buffers : require\n";
+const std::string kDrawBuffersMarker = "// NFT_GL_EXT_draw_buffers (extension line removed for glslangValidator)\n";
+
+/// `source` with its GL_EXT_draw_buffers directive replaced by kDrawBuffersMarker (see the top).
+std::string forGlslang(std::string source) {
+  const size_t at = source.find(kDrawBuffersExtension);
+  if (at != std::string::npos) source.replace(at, kDrawBuffersExtension.size(), kDrawBuffersMarker);
+  return source;
 }
 
 std::string withNoHighp(const std::string& source) {
@@ -163,8 +180,8 @@ int main(int argc, char** argv) {
       std::snprintf(number, sizeof number, "%02d", perName[p.name]++);
       const std::string stem = p.name + "-" + number;
       write(outDir / (stem + ".vert"), p.vertex.source);
-      write(outDir / (stem + ".frag"), p.fragment.source);
-      write(outDir / (stem + ".nohighp.frag"), withNoHighp(p.fragment.source));
+      write(outDir / (stem + ".frag"), forGlslang(p.fragment.source));
+      write(outDir / (stem + ".nohighp.frag"), withNoHighp(forGlslang(p.fragment.source)));
       usedPieces.insert(p.vertex.pieces.begin(), p.vertex.pieces.end());
       usedPieces.insert(p.fragment.pieces.begin(), p.fragment.pieces.end());
     }
