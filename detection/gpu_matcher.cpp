@@ -160,7 +160,7 @@ GpuMatcher::Impl::Impl(const gpu::Capabilities& c, const GpuMatcherOptions& o) :
   resultA.emplace(caps, kResultQueries, resultRows, TextureFormat::Rgba8);
   resultB.emplace(caps, kResultQueries, resultRows, TextureFormat::Rgba8);
   if (mergePath) {
-    // Half floats: tile-local indices and d² split into exact parts (gpu_matcher_scan_common.glsl).
+    // Half floats: tile-local indices and d² split into exact parts (gpu_matcher_scan.frag.glsl).
     for (int slot = 0; slot < o.queriesPerFragment; ++slot)
       slotPartials.emplace_back(caps, partialWidth, partialHeight, TextureFormat::Rgba16F);
     std::vector<const Texture*> slots;
@@ -276,9 +276,8 @@ std::vector<Match> GpuMatcher::Impl::run(const GpuDescriptors& queries, const La
   std::vector<std::string> scanDefines = common;
   scanDefines.push_back("TILE " + std::to_string(tile));
   scanDefines.push_back("QUERIES " + std::to_string(perFragment));
-  if (targetFloat) scanDefines.emplace_back("EXACT_TARGETS");
   if (mergePath) scanDefines.emplace_back("SCAN_DISTANCES");
-  const Program& scan = program("gpu_matcher_scan", {shaders::gpu_matcher_scan_common, shaders::gpu_matcher_scan_frag},
+  const Program& scan = program("gpu_matcher_scan", {shaders::gpu_matcher_scan_frag},
                                 scanDefines, !queryFloat, mergePath);
 
   if (withSigns) {

@@ -4,10 +4,9 @@
 // every query by Euclidean distance, the queries read straight from SurfEs's output texture,
 // only a compact result read back (8 bytes per query).
 //
-// Layouts and passes (detection/gpu_matcher_common.glsl, gpu_matcher_scan_common.glsl,
-// gpu_matcher_scan.frag.glsl, then gpu_matcher_merge.frag.glsl on the merge path or
-// gpu_matcher_exact.glsl, gpu_matcher_reduce.frag.glsl and gpu_matcher_refine.frag.glsl on the
-// reduce/refine path):
+// Layouts and passes (detection/gpu_matcher_common.glsl, gpu_matcher_scan.frag.glsl, then
+// gpu_matcher_merge.frag.glsl on the merge path or gpu_matcher_exact.glsl,
+// gpu_matcher_reduce.frag.glsl and gpu_matcher_refine.frag.glsl on the reduce/refine path):
 // - Target texture, uploaded once by setTarget(): tiles of T descriptors, one tile per texture
 //   row, descriptor i of a tile in texels [i·K, (i + 1)·K) of its row. With
 //   OES_texture_float: RGBA32F, K = D / 4 texels holding bins 4k .. 4k + 3. Core GLES2: RGBA8,

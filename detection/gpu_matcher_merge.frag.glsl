@@ -1,4 +1,4 @@
-// GpuMatcher merge pass, after a scan with SCAN_DISTANCES (gpu_matcher_scan_common.glsl): per
+// GpuMatcher merge pass, after a scan with SCAN_DISTANCES (gpu_matcher_scan.frag.glsl): per
 // query, the nearest target and the nearest and second-nearest distances over the tiles of one
 // scan pass, merged with the previous pass's result. The scan already left, per query and tile,
 // the tile's nearest index, its d² (exact to about 1e-6) and the tile's second-nearest d², so
