@@ -19,14 +19,11 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
-#include "apps/replay/frame_renderer.h"
 #include "apps/replay/frame_source.h"
 #include "apps/replay/replay_session.h"
 #include "apps/replay/synthetic_sequence.h"
-#include "apps/replay/target_loader.h"
-#include "gpu/capabilities.h"
+#include "nft/session.h"
 #include "render/preview_window.h"
-#include "tracker/tracker.h"
 
 namespace {
 
@@ -69,8 +66,8 @@ int runPreview(const PreviewRequest& request) {
   if (request.target.empty() != request.video.empty())
     throw std::runtime_error("--target and --video go together (give both, or neither for the built-in synthetic "
                              "sequence)");
-  const ConfiguredPipeline pipeline = configurePipeline(request.configPath, request.calibrationPath);
-  for (const std::string& w : pipeline.options.warnings) std::fprintf(stderr, "nft_preview: warning: %s\n", w.c_str());
+  nft::SessionOptions sessionOptions = nft::replay::sessionOptions(request.configPath, request.calibrationPath);
+  sessionOptions.adoptCurrentContext = true;  // the window's GLES2 context, made below
 
   std::shared_ptr<const SyntheticSequence> synthetic;
   std::unique_ptr<FrameSource> source;
@@ -93,36 +90,32 @@ int runPreview(const PreviewRequest& request) {
   KeyState keys;
   glfwSetWindowUserPointer(window.handle(), &keys);
   glfwSetKeyCallback(window.handle(), onKey);
-  const nft::gpu::Capabilities caps = nft::gpu::probeCapabilities();
 
-  {  // GL objects live in this scope, destroyed before the window's context.
-    const LoadedTarget target =
-        synthetic ? trainTargetImage(synthetic->targetImage(), synthetic->options().targetPath, pipeline.options, caps)
-                  : loadTarget(request.target, pipeline.options, caps);
-    const nft::tracker::CameraCalibration calibration = cameraCalibration(pipeline.config.camera, frameSize);
-    std::optional<nft::tracker::Tracker> tracker;
-    try {
-      tracker.emplace(caps, target.model, calibration, pipeline.options.tracker);
-    } catch (const std::invalid_argument& e) {
-      throw std::runtime_error("target '" + target.source + "' cannot be tracked: " + e.what());
-    }
-    FrameRenderer renderer(caps, calibration, target.model, pipeline.options.style, pipeline.options.overlay);
+  {  // The Session's GL objects live in this scope, destroyed before the window's context.
+    nft::Session session(sessionOptions);
+    for (const std::string& w : session.warnings()) std::fprintf(stderr, "nft_preview: warning: %s\n", w.c_str());
+    if (synthetic)
+      session.addTarget(synthetic->targetImage(), synthetic->options().targetPath);
+    else
+      session.addTarget(request.target);
     std::fprintf(stderr, "nft_preview: %s on %s (%s); keys: space pause, n/right step, r reset, o overlay, "
                          "a axes/cube, q/Esc quit\n",
-                 source->description().c_str(), caps.glRenderer.c_str(), window.context().platformDescription().c_str());
+                 source->description().c_str(), session.gpuRenderer().c_str(),
+                 window.context().platformDescription().c_str());
+    bool overlayVisible = session.config().render.overlay, augmentationsVisible = true;
+    auto found = [](const nft::FrameResult& r) { return !r.targets.empty() && r.targets.front().found; };
 
-    nft::tracker::TrackResult result = tracker->track(frame);
+    nft::FrameResult result = session.process(frame);
     int processed = 1;
-    double fps = result.timings.total > 0 ? 1000.0 / result.timings.total : 0.0;
     bool ended = false;
     const bool batch = request.frames > 0;
     while (!window.shouldClose() && !keys.quit) {
       if (keys.reset) {
-        tracker->reset();
+        session.resetTracking();
         keys.reset = false;
       }
-      if (keys.toggleOverlay) renderer.setOverlayVisible(!renderer.overlayVisible());
-      if (keys.toggleAugmentations) renderer.setAugmentationsVisible(!renderer.augmentationsVisible());
+      if (keys.toggleOverlay) session.setOverlayVisible(overlayVisible = !overlayVisible);
+      if (keys.toggleAugmentations) session.setAugmentationsVisible(augmentationsVisible = !augmentationsVisible);
       keys.toggleOverlay = keys.toggleAugmentations = false;
 
       const bool advance = !ended && (!keys.paused || keys.step) && !(batch && processed >= request.frames);
@@ -136,15 +129,15 @@ int runPreview(const PreviewRequest& request) {
                                      " but the preview started at " + std::to_string(frameSize.width) + "x" +
                                      std::to_string(frameSize.height));
           frame = next;
-          result = tracker->track(frame);
+          result = session.process(frame);
           ++processed;
-          if (result.timings.total > 0) fps = 0.9 * fps + 0.1 * (1000.0 / result.timings.total);
         } else {
           ended = true;
           std::fprintf(stderr, "nft_preview: end of input after %d frames (q or Esc quits)\n", processed);
         }
       }
-      renderer.draw(frame, result, fps, window.drawTarget());
+      const nft::render::DrawTarget drawTarget = window.drawTarget();
+      session.render(result, {0, 0, drawTarget.width, drawTarget.height});
 
       if (batch && (processed >= request.frames || ended)) {
         if (!request.screenshot.empty()) {
@@ -156,9 +149,9 @@ int runPreview(const PreviewRequest& request) {
           if (stddev[0] + stddev[1] + stddev[2] < 1.0)
             throw std::runtime_error("screenshot '" + request.screenshot + "' is blank: the window shows nothing");
           std::printf("nft_preview: %d frames, target %s in the last; screenshot %s (%dx%d, not blank)\n", processed,
-                      result.found ? "found" : "not found", request.screenshot.c_str(), shot.cols, shot.rows);
+                      found(result) ? "found" : "not found", request.screenshot.c_str(), shot.cols, shot.rows);
         } else {
-          std::printf("nft_preview: %d frames, target %s in the last\n", processed, result.found ? "found" : "not found");
+          std::printf("nft_preview: %d frames, target %s in the last\n", processed, found(result) ? "found" : "not found");
         }
         break;
       }

@@ -51,9 +51,10 @@ int main(int argc, char** argv) {
 
   if (printConfig) {
     try {
-      const nft::replay::ConfiguredPipeline p = nft::replay::configurePipeline(request.configPath, request.calibrationPath);
-      std::cout << nft::config::toYaml(p.config);
-      for (const std::string& w : p.options.warnings) std::cerr << "nft_replay: warning: " << w << "\n";
+      // A Session checks what the pipeline can run and knows the warnings.
+      const nft::Session session(nft::replay::sessionOptions(request.configPath, request.calibrationPath));
+      std::cout << nft::config::toYaml(session.config());
+      for (const std::string& w : session.warnings()) std::cerr << "nft_replay: warning: " << w << "\n";
     } catch (const std::exception& e) {
       std::cerr << "nft_replay: " << e.what() << "\n";
       return 1;

@@ -26,7 +26,7 @@
 #include <string>
 #include <string_view>
 
-#include "config/config_error.h"
+#include "config_error.h"  // relative: resolves in the source tree and in include/nft/config/
 
 namespace nft::config {
 
@@ -72,6 +72,7 @@ enum class MotionModel {
   None,              ///< "none": the previous frame's pose is the prediction.
 };
 
+/// @{
 /// The YAML name of an enum value ("surf64", "usac_accurate", ...).
 std::string_view toString(DescriptorType value);
 std::string_view toString(DescriptorOrientation value);
@@ -79,7 +80,9 @@ std::string_view toString(DescriptorStorage value);
 std::string_view toString(MatcherBackend value);
 std::string_view toString(RansacMethod value);
 std::string_view toString(MotionModel value);
+/// @}
 
+/// @{
 /// The enum value of a YAML name (exact, case-sensitive), or std::nullopt for an unknown name.
 std::optional<DescriptorType> parseDescriptorType(std::string_view name);
 std::optional<DescriptorOrientation> parseDescriptorOrientation(std::string_view name);
@@ -87,6 +90,7 @@ std::optional<DescriptorStorage> parseDescriptorStorage(std::string_view name);
 std::optional<MatcherBackend> parseMatcherBackend(std::string_view name);
 std::optional<RansacMethod> parseRansacMethod(std::string_view name);
 std::optional<MotionModel> parseMotionModel(std::string_view name);
+/// @}
 
 // --- Sections ------------------------------------------------------------------------------
 
@@ -296,23 +300,25 @@ struct OutputConfig {
 /// Every tunable of the pipeline. A default-constructed Config is the default configuration
 /// (config/default.yaml); it is valid.
 struct Config {
-  DetectorConfig detector;
-  DescriptorConfig descriptor;
-  MatcherConfig matcher;
-  RansacConfig ransac;
-  QuadConfig quad;
-  TrackingConfig tracking;
-  MotionConfig motion;
-  PoseConfig pose;
-  CameraConfig camera;
-  TargetConfig target;
-  RenderConfig render;
-  OutputConfig output;
+  DetectorConfig detector;      ///< The `detector:` section.
+  DescriptorConfig descriptor;  ///< The `descriptor:` section.
+  MatcherConfig matcher;        ///< The `matcher:` section.
+  RansacConfig ransac;          ///< The `ransac:` section.
+  QuadConfig quad;              ///< The `quad:` section.
+  TrackingConfig tracking;      ///< The `tracking:` section.
+  MotionConfig motion;          ///< The `motion:` section.
+  PoseConfig pose;              ///< The `pose:` section.
+  CameraConfig camera;          ///< The `camera:` section.
+  TargetConfig target;          ///< The `target:` section.
+  RenderConfig render;          ///< The `render:` section.
+  OutputConfig output;          ///< The `output:` section.
 };
 
+/// @{
 /// Field-by-field equality (numbers compared exactly).
 bool operator==(const Config& a, const Config& b);
 bool operator!=(const Config& a, const Config& b);
+/// @}
 
 /// Reads a YAML configuration file: the defaults, overridden by what the file names.
 /// @throws ConfigError "cannot read config file '<path>': <reason>" when it cannot be read,

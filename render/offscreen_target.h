@@ -25,6 +25,10 @@ struct DrawTarget {
   int height = 0;                ///< Pixels.
   bool yDown = true;
   bool hasDepth = false;
+  /// Lower-left corner of the drawing area within the framebuffer, pixels (glViewport's x, y):
+  /// width × height from there is drawn and cleared, the rest of the framebuffer is untouched.
+  int x = 0;
+  int y = 0;
   /// The current window's default framebuffer of `width` × `height` pixels (made with a depth
   /// buffer, e.g. GLFW's default 24 bits: pass hasDepth accordingly).
   static DrawTarget window(int width, int height, bool hasDepth = true) { return {0, width, height, false, hasDepth}; }

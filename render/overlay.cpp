@@ -137,7 +137,7 @@ void Overlay::draw(const OverlayInfo& info, const DrawTarget& target, const cv::
   // --- Matches and patches, in camera-image pixels within the image's viewport.
   if (!info.matches.empty() || !info.patches.empty()) {
     const int viewportY = target.yDown ? imageRect.y : target.height - imageRect.y - imageRect.height;
-    glViewport(imageRect.x, viewportY, imageRect.width, imageRect.height);
+    glViewport(target.x + imageRect.x, target.y + viewportY, imageRect.width, imageRect.height);
     std::vector<float> v;
     v.reserve(4 * info.matches.size() + 2 * info.patches.size());
     for (const auto& [from, to] : info.matches) v.insert(v.end(), {from.x, from.y, to.x, to.y});
@@ -168,7 +168,7 @@ void Overlay::draw(const OverlayInfo& info, const DrawTarget& target, const cv::
   updateText(overlayText(info));
   const int x0 = imageRect.x + style_.margin, y0 = imageRect.y + style_.margin;
   textRect_ = cv::Rect(x0, y0, textSize_.width, textSize_.height) & cv::Rect(0, 0, target.width, target.height);
-  glViewport(0, 0, target.width, target.height);
+  glViewport(target.x, target.y, target.width, target.height);
   const float W = static_cast<float>(target.width), H = static_cast<float>(target.height);
   text_.setUniform("u_rect", 2.0f * static_cast<float>(x0) / W - 1.0f, 2.0f * static_cast<float>(y0) / H - 1.0f,
                    2.0f * static_cast<float>(textSize_.width) / W, 2.0f * static_cast<float>(textSize_.height) / H);
@@ -178,7 +178,8 @@ void Overlay::draw(const OverlayInfo& info, const DrawTarget& target, const cv::
   text_.setTexture("u_text", 0, *textTexture_);
   unitQuad_.drawUnitQuad(text_);
 
-  glViewport(imageRect.x, target.yDown ? imageRect.y : target.height - imageRect.y - imageRect.height,
+  glViewport(target.x + imageRect.x,
+             target.y + (target.yDown ? imageRect.y : target.height - imageRect.y - imageRect.height),
              imageRect.width, imageRect.height);
   glDisable(GL_BLEND);
   glBlendFunc(GL_ONE, GL_ZERO);

@@ -204,8 +204,10 @@ void Renderer::drawFrame(const gpu::Texture& cameraFrame, const gpu::Rect& frame
 
   // Every piece of state this draw relies on, set here (a compute pass may have left anything).
   glBindFramebuffer(GL_FRAMEBUFFER, target.framebuffer);
-  glViewport(0, 0, target.width, target.height);
-  glDisable(GL_SCISSOR_TEST);
+  glViewport(target.x, target.y, target.width, target.height);
+  // The clear stays inside the drawing area (an app may draw elsewhere in its framebuffer).
+  glEnable(GL_SCISSOR_TEST);
+  glScissor(target.x, target.y, target.width, target.height);
   glDisable(GL_STENCIL_TEST);
   glDisable(GL_CULL_FACE);
   glDisable(GL_BLEND);
@@ -217,11 +219,12 @@ void Renderer::drawFrame(const gpu::Texture& cameraFrame, const gpu::Rect& frame
   glClearColor(clear.r, clear.g, clear.b, 1.0f);
   glClearDepthf(1.0f);
   glClear(GL_COLOR_BUFFER_BIT | (target.hasDepth ? GL_DEPTH_BUFFER_BIT : 0u));
+  glDisable(GL_SCISSOR_TEST);
 
   // The image's rectangle in the target: the viewport of the background and augmentations.
   const cv::Rect image = imageRectIn(camera_.imageSize, target.width, target.height);
   const int viewportY = target.yDown ? image.y : target.height - image.y - image.height;
-  glViewport(image.x, viewportY, image.width, image.height);
+  glViewport(target.x + image.x, target.y + viewportY, image.width, image.height);
 
   if (style_.background) {
     const float tw = static_cast<float>(cameraFrame.width()), th = static_cast<float>(cameraFrame.height());

@@ -42,6 +42,8 @@ struct Tracker::Impl {
   Impl(const gpu::Capabilities& caps, const detection::TargetModel& model, const CameraCalibration& calibration,
        const TrackerOptions& o)
       : options(o),
+        keptModel(model),
+        keptCalibration(calibration),
         frameSize(calibration.imageSize),
         targetSize(model.image.size()),
         motion(o.motion) {
@@ -57,6 +59,11 @@ struct Tracker::Impl {
   }
 
   TrackerOptions options;
+  /// Kept to rebuild the detection lane after a GL context loss (restoreGpu); cv::Mat members
+  /// share the caller's pixels.
+  detection::TargetModel keptModel;
+  CameraCalibration keptCalibration;
+  bool gpuReleased = false;
   cv::Size frameSize, targetSize;
   std::optional<DetectionLane> detectionLane;
   std::optional<TrackingLane> trackingLane;
@@ -120,6 +127,21 @@ Tracker& Tracker::operator=(Tracker&&) noexcept = default;
 cv::Size Tracker::frameSize() const { return impl_->frameSize; }
 cv::Size Tracker::targetSize() const { return impl_->targetSize; }
 const TrackerOptions& Tracker::options() const { return impl_->options; }
+void Tracker::releaseGpu() {
+  if (impl_->detectionLane) {
+    impl_->detectionLane.reset();
+    impl_->gpuReleased = true;
+  }
+}
+
+void Tracker::restoreGpu(const gpu::Capabilities& caps) {
+  if (!impl_->gpuReleased) return;
+  impl_->detectionLane.emplace(caps, impl_->keptModel, impl_->keptCalibration, impl_->options.detection);
+  impl_->gpuReleased = false;
+}
+
+bool Tracker::hasGpu() const { return !impl_->gpuReleased; }
+
 bool Tracker::hasTarget() const { return impl_->motion.last().has_value(); }
 
 void Tracker::initialise(const cv::Matx33d& homography) {
@@ -209,7 +231,8 @@ TrackResult Tracker::track(const cv::Mat& frame) {
     found = s.detect(r);
   } else {
     r.state = TrackerState::Lost;
-    r.rejection = "no target: detection is disabled and the tracker was not initialised";
+    r.rejection = s.gpuReleased ? "GPU released: no detection until restoreGpu()"
+                                : "no target: detection is disabled and the tracker was not initialised";
   }
 
   if (found) {

@@ -151,6 +151,18 @@ class Tracker {
   /// Forgets the target: the next track() detects.
   void reset();
 
+  /// Frees the detection lane's GPU resources (GL context loss: call it while the context is
+  /// still current, or with none current); the tracking state (motion model, last homography)
+  /// is kept. Until restoreGpu(), track() runs the tracking lane only and reports a loss it
+  /// cannot recover as "lost" with the rejection "GPU released".
+  void releaseGpu();
+  /// Rebuilds the detection lane on the context current now (`caps` its probe), from the model
+  /// and calibration kept since construction. Does nothing if the GPU resources are there.
+  /// @throws what the constructor throws for GPU errors.
+  void restoreGpu(const gpu::Capabilities& caps);
+  /// False between releaseGpu() and restoreGpu() (and always true without a detection lane).
+  bool hasGpu() const;
+
   /// Whether the next track() starts from a known target (tracking) or searches (detection).
   bool hasTarget() const;
   cv::Size frameSize() const;

@@ -21,11 +21,12 @@
 #include "apps/bench/bench_cases.h"
 #include "apps/eval/feature_baseline.h"
 #include "apps/eval/opencv_threads.h"
-#include "apps/replay/frame_renderer.h"
 #include "apps/replay/frame_source.h"
 #include "apps/replay/ground_truth.h"
 #include "apps/replay/replay_session.h"
-#include "apps/replay/target_loader.h"
+#include "session/frame_renderer.h"
+#include "session/pipeline_options.h"
+#include "session/target_loader.h"
 #include "render/offscreen_target.h"
 #include "tracker/detection_lane.h"
 #include "tracker/tracker.h"
@@ -78,9 +79,11 @@ void benchLanes(const BenchEnv& env) {
   }
   const eval::OpenCvThreads one(1);
   // The target and options as nft_replay makes them (default config).
-  const replay::ConfiguredPipeline pipeline = replay::configurePipeline("", "");
-  const replay::LoadedTarget target = replay::loadTarget((env.dataDir / folder / "target.png").string(),
-                                                         pipeline.options, env.caps);
+  // (The lanes are measured below the Session, with the pieces it uses: session/.)
+  const config::Config defaults;
+  const session::PipelineOptions options = session::pipelineOptions(defaults);
+  const session::LoadedTarget target = session::loadTarget((env.dataDir / folder / "target.png").string(),
+                                                           options, env.caps);
   const std::vector<replay::QuadCorners> truth = replay::loadGroundTruth((env.dataDir / folder / "gt.tsv").string());
   std::unique_ptr<replay::FrameSource> video = replay::openFrameSource((env.dataDir / folder / "video.mp4").string());
 
@@ -96,10 +99,10 @@ void benchLanes(const BenchEnv& env) {
     if (i % 10 == 0) sampled.push_back(frame.clone());
     if (!env.run.wants(trackingName)) continue;
     if (!tracker) {
-      tracker::TrackerOptions options = pipeline.options.tracker;
-      options.detectionEnabled = false;
-      tracker.emplace(env.caps, target.model, replay::cameraCalibration(pipeline.config.camera, frame.size()),
-                      options);
+      tracker::TrackerOptions trackingOnly = options.tracker;
+      trackingOnly.detectionEnabled = false;
+      tracker.emplace(env.caps, target.model, session::cameraCalibration(defaults.camera, frame.size()),
+                      trackingOnly);
       const float w = static_cast<float>(target.model.image.cols), h = static_cast<float>(target.model.image.rows);
       const std::vector<cv::Point2f> corners = {{0, 0}, {w, 0}, {w, h}, {0, h}};
       const std::vector<cv::Point2f> gt(truth[0].begin(), truth[0].end());
@@ -136,8 +139,8 @@ void benchLanes(const BenchEnv& env) {
   }
   if (env.run.wants(detectionName)) {
     tracker::DetectionLane lane(env.caps, target.model,
-                                replay::cameraCalibration(pipeline.config.camera, sampled[0].size()),
-                                pipeline.options.tracker.detection);
+                                session::cameraCalibration(defaults.camera, sampled[0].size()),
+                                options.tracker.detection);
     (void)lane.detect(sampled[0]);  // warm-up: llvmpipe compiles its shader variants
     std::vector<double> total, detect, describe, match, ransac, pose;
     int found = 0;
@@ -178,20 +181,20 @@ void benchRender(const BenchEnv& env) {
   model.widthMetres = 0.187;
   const tracker::CameraCalibration calibration = tracker::defaultCalibration(size);
   // A typical tracked frame: the target 0.5 m away, tilted, with 60 inlier patches.
-  tracker::TrackResult result;
-  result.state = tracker::TrackerState::Tracking;
+  TargetResult result;
+  result.state = TrackingState::Tracking;
   result.found = true;
   result.pose.rvec = cv::Vec3d(0.35, -0.25, 0.1);
-  result.pose.tvec = cv::Vec3d(-0.09, -0.11, 0.5);
+  result.pose.t = cv::Vec3d(-0.09, -0.11, 0.5);
   result.inliers = 60;
   for (int i = 0; i < 60; ++i)
     result.inlierFramePoints.emplace_back(static_cast<float>(200 + (i % 10) * 25), static_cast<float>(150 + (i / 10) * 30));
 
-  replay::FrameRenderer renderer(env.caps, calibration, model, render::AugmentationStyle{}, true);
+  session::FrameRenderer renderer(env.caps, calibration, model, render::AugmentationStyle{}, true);
   render::OffscreenTarget offscreen(env.caps, size.width, size.height);
 
   // Baseline: the same outline, box and axes drawn with OpenCV on a copy of the frame.
-  const cv::Size2d t = replay::targetSizeOf(model);
+  const cv::Size2d t = session::targetSizeOf(model);
   const double side = 0.4 * t.width, cx = t.width / 2, cy = t.height / 2, height = side;
   std::vector<cv::Point3d> points = {{0, 0, 0}, {t.width, 0, 0}, {t.width, t.height, 0}, {0, t.height, 0}};
   for (double z : {0.0, -height})
@@ -203,7 +206,7 @@ void benchRender(const BenchEnv& env) {
   auto opencvDraw = [&](cv::Mat& canvas) {
     frame.copyTo(canvas);
     std::vector<cv::Point2d> image;
-    cv::projectPoints(points, result.pose.rvec, result.pose.tvec, calibration.K, calibration.distortion, image);
+    cv::projectPoints(points, result.pose.rvec, result.pose.t, calibration.K, calibration.distortion, image);
     std::vector<cv::Point> p(image.begin(), image.end());
     for (int i = 0; i < 4; ++i) cv::line(canvas, p[static_cast<size_t>(i)], p[static_cast<size_t>((i + 1) % 4)], {0, 255, 255}, 2);
     for (int i = 0; i < 4; ++i) {
@@ -218,7 +221,7 @@ void benchRender(const BenchEnv& env) {
     for (const cv::Point2f& q : result.inlierFramePoints) cv::circle(canvas, q, 2, {0, 255, 0}, -1);
     cv::putText(canvas, "TRACKING  30.0 fps  60 inliers", {8, 20}, cv::FONT_HERSHEY_SIMPLEX, 0.5, {255, 255, 255});
   };
-  cv::Mat canvas;
+  cv::Mat canvas, rgb;
   const Baseline opencv{"OpenCV projectPoints + line on a frame copy",
                         timeCalls(env.run.reps() * 3, env.run.warmup(), [&] { opencvDraw(canvas); })};
 
@@ -233,7 +236,8 @@ void benchRender(const BenchEnv& env) {
                           {}, {opencv});
     double fps = 30.0;
     r.ours = timeCalls(env.run.reps() * 3, env.run.warmup() + 3, [&] {
-      renderer.draw(frame, result, fps, offscreen.drawTarget());
+      cv::cvtColor(frame, rgb, cv::COLOR_BGR2RGB);  // as Session::render converts the frame it draws
+      renderer.draw(rgb, &result, fps, offscreen.drawTarget());
       fps += 0.1;  // the status line changes every frame, as in a replay
       if (readback)
         canvas = offscreen.read();

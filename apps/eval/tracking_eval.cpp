@@ -19,10 +19,8 @@
 #include "apps/replay/frame_source.h"
 #include "apps/replay/ground_truth.h"
 #include "apps/replay/replay_session.h"
-#include "apps/replay/target_loader.h"
-#include "gpu/capabilities.h"
-#include "gpu/context.h"
-#include "tracker/tracker.h"
+#include "detection/target_model_io.h"
+#include "nft/session.h"
 
 namespace nft::eval {
 namespace {
@@ -122,31 +120,30 @@ TrackingReport evaluateTracking(const TrackingRequest& request) {
   checkFolderOf(request.perFrameCsv, "per-frame file");
 
   // Cheap inputs first, so a typo fails before the GPU and the training.
-  const replay::ConfiguredPipeline pipeline = replay::configurePipeline(request.configPath, request.calibrationPath);
+  SessionOptions sessionOptions = replay::sessionOptions(request.configPath, request.calibrationPath);
+  sessionOptions.eglPlatform = request.platform;
   const std::vector<replay::QuadCorners> truth = replay::loadGroundTruth(request.groundTruth);
   std::unique_ptr<replay::FrameSource> source = replay::openFrameSource(request.video);
   if (!std::filesystem::is_regular_file(request.target))
     throw std::runtime_error("target '" + request.target + "' does not exist (expected an image or a .nftm model file)");
 
   const OpenCvThreads threads(request.threads);
-  gpu::ContextOptions contextOptions;
-  contextOptions.platform = gpu::parseEglPlatform(request.platform);
-  const gpu::Context context = gpu::Context::createHeadless(contextOptions);
-  const gpu::Capabilities caps = gpu::probeCapabilities();
+  Session ours(sessionOptions);
 
   TrackingReport report;
   report.input = source->description();
-  report.renderer = caps.glRenderer;
-  report.warnings = pipeline.options.warnings;
-  const replay::LoadedTarget target = replay::loadTarget(request.target, pipeline.options, caps);
-  report.target = target.source;
-  std::fprintf(stderr, "nft_eval: target %s: %dx%d, %zu keypoints, %zu tracking patches (%s in %.2f s)\n",
-               target.source.c_str(), target.model.image.cols, target.model.image.rows, target.model.keypoints.size(),
-               target.model.patches.size(), target.trained ? "trained" : "loaded", target.seconds);
+  report.renderer = ours.gpuRenderer();
+  report.warnings = ours.warnings();
+  const TargetInfo target = ours.target(ours.addTarget(request.target));
+  report.target = request.target;
+  std::fprintf(stderr, "nft_eval: target %s: %dx%d, %d keypoints, %d tracking patches (%s in %.2f s)\n",
+               request.target.c_str(), target.imageSize.width, target.imageSize.height, target.quality.keypoints,
+               target.trackingPatches, target.trained ? "trained" : "loaded", target.loadSeconds);
 
   // The baselines see the image the user gave (a model file: its working image); corners are
   // that image's, the same physical corners as the model's.
-  cv::Mat baselineTarget = target.trained ? cv::imread(request.target, cv::IMREAD_GRAYSCALE) : target.model.image;
+  const cv::Mat baselineTarget = target.trained ? cv::imread(request.target, cv::IMREAD_GRAYSCALE)
+                                                : detection::loadTargetModel(request.target).image;
   std::vector<FeatureBaseline> baselines;
   for (BaselineKind kind : request.baselines) {
     baselines.emplace_back(kind, baselineTarget, request.baselineOptions);
@@ -162,14 +159,6 @@ TrackingReport evaluateTracking(const TrackingRequest& request) {
   cv::Mat frame;
   if (!source->read(frame)) throw std::runtime_error("input '" + source->description() + "' has no frames");
   const cv::Size frameSize = frame.size();
-  const tracker::CameraCalibration calibration = replay::cameraCalibration(pipeline.config.camera, frameSize);
-  std::optional<tracker::Tracker> ours;
-  try {
-    ours.emplace(caps, target.model, calibration, pipeline.options.tracker);
-  } catch (const std::invalid_argument& e) {
-    throw std::runtime_error("target '" + target.source + "' cannot be tracked: " + e.what());
-  }
-
   int total = source->frameCount();
   if (total < 0 || static_cast<size_t>(total) > truth.size()) total = static_cast<int>(truth.size());
   if (request.maxFrames > 0) total = std::min(total, request.maxFrames);
@@ -189,8 +178,8 @@ TrackingReport evaluateTracking(const TrackingRequest& request) {
       m.found += found ? 1 : 0;
       if (csv) csv->write(index + 1, m.method, found, e, ms, corners);
     };
-    const tracker::TrackResult r = ours->track(frame);
-    score(report.methods[0], r.found, r.corners, r.timings.total);
+    const FrameResult r = ours.process(frame);
+    score(report.methods[0], r.targets.front().found, r.targets.front().corners, r.timings.total);
     for (size_t b = 0; b < baselines.size(); ++b) {
       const FrameOutcome o = baselines[b].find(frame);
       score(report.methods[b + 1], o.found, o.corners, o.ms);

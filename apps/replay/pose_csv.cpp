@@ -17,8 +17,10 @@ void append(std::string& row, const char* format, double value) {
 
 }  // namespace
 
-std::string poseCsvRow(int index, const tracker::TrackResult& r) {
-  std::string row = std::to_string(index) + "," + tracker::toString(r.state);
+std::string poseCsvRow(int index, const FrameResult& frame) {
+  static const TargetResult kNone;
+  const TargetResult& r = frame.targets.empty() ? kNone : frame.targets.front();
+  std::string row = std::to_string(index) + "," + toString(r.state);
   const bool found = r.found && r.corners.size() == 4;
   if (found) {
     for (const cv::Point2f& c : r.corners) {
@@ -26,13 +28,13 @@ std::string poseCsvRow(int index, const tracker::TrackResult& r) {
       append(row, "%.3f", c.y);
     }
     for (int i = 0; i < 3; ++i) append(row, "%.6f", r.pose.rvec[i]);
-    for (int i = 0; i < 3; ++i) append(row, "%.6f", r.pose.tvec[i]);
+    for (int i = 0; i < 3; ++i) append(row, "%.6f", r.pose.t[i]);
     row += "," + std::to_string(r.inliers);
     append(row, "%.3f", r.reprojectionErrorPx);
   } else {
     row += std::string(8 + 6 + 2, ',');
   }
-  append(row, "%.3f", r.timings.total);
+  append(row, "%.3f", frame.timings.total);
   return row;
 }
 
@@ -50,8 +52,8 @@ PoseCsvWriter::~PoseCsvWriter() {
 PoseCsvWriter::PoseCsvWriter(PoseCsvWriter&& other) noexcept
     : path_(std::move(other.path_)), file_(std::exchange(other.file_, nullptr)) {}
 
-void PoseCsvWriter::write(int index, const tracker::TrackResult& result) {
-  const std::string row = poseCsvRow(index, result) + "\n";
+void PoseCsvWriter::write(int index, const FrameResult& frame) {
+  const std::string row = poseCsvRow(index, frame) + "\n";
   // One fwrite of the whole row, then a flush: a crash leaves complete rows only.
   if (std::fwrite(row.data(), 1, row.size(), file_) != row.size() || std::fflush(file_) != 0)
     throw std::runtime_error("cannot write poses file '" + path_ + "': " + std::strerror(errno));

@@ -7,15 +7,15 @@
 // frame: 0-based decoded frame index; state: detecting | tracking | lost; the target image's
 // corners (0,0), (w,0), (w,h), (0,h) in frame pixels; the pose's rotation vector (radians) and
 // translation (metres when the target's width is known, else target pixels); inliers and mean
-// reprojection error (pixels) of the lane that produced the result; ms: the tracker's time for
-// the frame (TrackerTimings::total, decoding and encoding excluded). Corner, pose, inlier and
+// reprojection error (pixels) of the lane that produced the result; ms: the Session's time for
+// the frame (FrameTimings::total of process(), decoding and encoding excluded). Corner, pose, inlier and
 // error fields are empty when the target was not found. Every row is flushed as it is written,
 // so a crash leaves only complete rows.
 
 #include <cstdio>
 #include <string>
 
-#include "tracker/tracker.h"
+#include "nft/types.h"
 
 namespace nft::replay {
 
@@ -23,8 +23,9 @@ namespace nft::replay {
 inline constexpr const char* kPoseCsvHeader =
     "frame,state,ulx,uly,urx,ury,lrx,lry,llx,lly,rx,ry,rz,tx,ty,tz,inliers,reproj_px,ms";
 
-/// One CSV row for frame `index` (without the newline).
-std::string poseCsvRow(int index, const tracker::TrackResult& result);
+/// One CSV row for frame `index` (without the newline): the first target of `frame` (not found
+/// when it has none).
+std::string poseCsvRow(int index, const FrameResult& frame);
 
 /// Writes the pose CSV, one flushed row per frame. Move-only; closes the file on destruction.
 class PoseCsvWriter {
@@ -40,7 +41,7 @@ class PoseCsvWriter {
 
   /// Appends and flushes the row of frame `index`. @throws std::runtime_error naming the file
   /// when the write fails (e.g. disk full).
-  void write(int index, const tracker::TrackResult& result);
+  void write(int index, const FrameResult& frame);
 
  private:
   std::string path_;

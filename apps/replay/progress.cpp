@@ -29,7 +29,7 @@ double residentMegabytes() {
 void ProgressLine::update(const ReplayStats& stats) {
   const int n = stats.frames();
   if (every_ <= 0 || n % every_ != 0) return;
-  using tracker::TrackerState;
+  using TrackerState = nft::TrackingState;
   const std::string total = total_ > 0 ? std::to_string(total_) : "?";
   const double tracker = stats.trackerFps();
   const double rss = residentMegabytes();

@@ -40,15 +40,16 @@ void ReplayStats::reserve(int frames) {
   renderMs_.reserve(n);
 }
 
-void ReplayStats::add(const tracker::TrackResult& result, double renderMs, std::optional<double> alignmentErrorPx) {
-  states_.push_back(result.state);
-  timings_.push_back(result.timings);
+void ReplayStats::add(const FrameResult& frame, double renderMs, std::optional<double> alignmentErrorPx) {
+  const bool found = !frame.targets.empty() && frame.targets.front().found;
+  states_.push_back(frame.targets.empty() ? TrackingState::Detecting : frame.targets.front().state);
+  timings_.push_back(frame.timings);
   renderMs_.push_back(renderMs);
-  if (result.found) ++found_;
-  if (alignmentErrorPx) errors_.push_back(result.found ? *alignmentErrorPx : std::numeric_limits<double>::infinity());
+  if (found) ++found_;
+  if (alignmentErrorPx) errors_.push_back(found ? *alignmentErrorPx : std::numeric_limits<double>::infinity());
 }
 
-int ReplayStats::count(tracker::TrackerState state) const {
+int ReplayStats::count(TrackingState state) const {
   return static_cast<int>(std::count(states_.begin(), states_.end(), state));
 }
 
@@ -67,7 +68,7 @@ double ReplayStats::medianErrorPx() const {
 
 double ReplayStats::trackerFps() const {
   double ms = 0;
-  for (const tracker::TrackerTimings& t : timings_) ms += t.total;
+  for (const FrameTimings& t : timings_) ms += t.total;
   return ms > 0 ? 1000.0 * frames() / ms : std::numeric_limits<double>::quiet_NaN();
 }
 
@@ -80,7 +81,7 @@ double ReplayStats::pipelineFps() const {
 }
 
 nlohmann::json ReplayStats::toJson() const {
-  using tracker::TrackerState;
+  using TrackerState = nft::TrackingState;
   nlohmann::json j;
   j["frames"] = frames();
   j["found"] = found_;
@@ -105,28 +106,28 @@ nlohmann::json ReplayStats::toJson() const {
               {"tracking", laneFps(TrackerState::Tracking)},
               {"lost", laneFps(TrackerState::Lost)}};
 
-  auto stageMedian = [&](const std::function<double(const tracker::TrackerTimings&)>& stage) {
+  auto stageMedian = [&](const std::function<double(const FrameTimings&)>& stage) {
     std::vector<double> v;
     v.reserve(timings_.size());
-    for (const tracker::TrackerTimings& t : timings_) v.push_back(stage(t));
+    for (const FrameTimings& t : timings_) v.push_back(stage(t));
     return number(medianOfPositive(std::move(v)));
   };
   nlohmann::json m;
   m["convert"] = stageMedian([](const auto& t) { return t.convert; });
-  m["detect"] = stageMedian([](const auto& t) { return t.detection.detect; });
-  m["describe"] = stageMedian([](const auto& t) { return t.detection.describe; });
-  m["match"] = stageMedian([](const auto& t) { return t.detection.match; });
-  m["ransac"] = stageMedian([](const auto& t) { return t.detection.ransac; });
-  m["pose"] = stageMedian([](const auto& t) { return t.detection.pose; });
-  m["tracking_pyramid"] = stageMedian([](const auto& t) { return t.tracking.pyramid; });
-  m["tracking_coarse"] = stageMedian([](const auto& t) { return t.tracking.coarse; });
-  m["tracking_fine"] = stageMedian([](const auto& t) { return t.tracking.fine; });
-  m["tracking_pose"] = stageMedian([](const auto& t) { return t.tracking.pose; });
+  m["detect"] = stageMedian([](const auto& t) { return t.fast; });
+  m["describe"] = stageMedian([](const auto& t) { return t.describe; });
+  m["match"] = stageMedian([](const auto& t) { return t.match; });
+  m["ransac"] = stageMedian([](const auto& t) { return t.ransac; });
+  m["pose"] = stageMedian([](const auto& t) { return t.detectionPose; });
+  m["tracking_pyramid"] = stageMedian([](const auto& t) { return t.pyramid; });
+  m["tracking_coarse"] = stageMedian([](const auto& t) { return t.coarse; });
+  m["tracking_fine"] = stageMedian([](const auto& t) { return t.fine; });
+  m["tracking_pose"] = stageMedian([](const auto& t) { return t.trackingPose; });
   m["total"] = stageMedian([](const auto& t) { return t.total; });
   m["render"] = number(medianOfPositive(renderMs_));
   j["median_ms"] = m;
   double sum = 0;
-  for (const tracker::TrackerTimings& t : timings_) sum += t.total;
+  for (const FrameTimings& t : timings_) sum += t.total;
   j["mean_ms_total"] = number(frames() > 0 ? sum / frames() : std::numeric_limits<double>::quiet_NaN());
 
   if (errors_.empty()) {

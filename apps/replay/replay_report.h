@@ -9,18 +9,19 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tracker/tracker.h"
+#include "nft/types.h"
 
 namespace nft::replay {
 
 /// Accumulates per-frame outcomes. Not thread-safe.
 class ReplayStats {
  public:
-  /// Records one frame: its tracker result, the time spent rendering it (upload, draw,
+  /// Records one frame: its Session result (the first target's state and found flag; the
+  /// frame's timings), the time spent rendering it (upload, draw,
   /// readback; ms, 0 without rendering), and its alignment error against ground truth (pixels;
   /// std::nullopt when the frame has no ground truth, +infinity when the target was not found
   /// although ground truth exists: a failure).
-  void add(const tracker::TrackResult& result, double renderMs, std::optional<double> alignmentErrorPx);
+  void add(const FrameResult& frame, double renderMs, std::optional<double> alignmentErrorPx);
   /// Makes room for `frames` frames at once (the input's length, when known): the per-frame
   /// records (~130 bytes a frame, what the medians need) then grow without reallocating, so a long
   /// run's memory rises by just those records (scripts/soak.sh).
@@ -28,7 +29,7 @@ class ReplayStats {
 
   int frames() const { return static_cast<int>(states_.size()); }
   int found() const { return found_; }
-  int count(tracker::TrackerState state) const;
+  int count(TrackingState state) const;
   /// Frames with ground truth, and those within `thresholdPx` (found and e ≤ threshold).
   int groundTruthFrames() const { return static_cast<int>(errors_.size()); }
   double successRate(double thresholdPx) const;  ///< in [0, 1]; 0 without ground truth
@@ -52,8 +53,8 @@ class ReplayStats {
   nlohmann::json toJson() const;
 
  private:
-  std::vector<tracker::TrackerState> states_;
-  std::vector<tracker::TrackerTimings> timings_;
+  std::vector<TrackingState> states_;
+  std::vector<FrameTimings> timings_;
   std::vector<double> renderMs_;
   std::vector<double> errors_;  // +inf for not found
   int found_ = 0;

@@ -10,18 +10,14 @@
 #include <optional>
 #include <stdexcept>
 
-#include "apps/replay/frame_renderer.h"
+#include <unistd.h>
+
 #include "apps/replay/ground_truth.h"
 #include "apps/replay/pose_csv.h"
 #include "apps/replay/progress.h"
 #include "apps/replay/replay_report.h"
-#include "apps/replay/target_loader.h"
 #include "apps/replay/video_output.h"
-#include "gpu/capabilities.h"
-#include "gpu/context.h"
 #include "gpu/gpu_error.h"
-#include "render/offscreen_target.h"
-#include "tracker/tracker.h"
 
 namespace nft::replay {
 namespace {
@@ -102,7 +98,7 @@ nlohmann::json reportJson(const ReplayStats& stats, const RunInfo& info, bool co
 }
 
 void printSummary(const ReplayStats& stats, const RunInfo& info) {
-  using tracker::TrackerState;
+  using TrackerState = TrackingState;
   const int n = stats.frames();
   std::printf("nft_replay: %d frames of %s, target found in %.1f%% (detecting %d, tracking %d, lost %d); "
               "tracker %.1f fps",
@@ -121,17 +117,28 @@ void printSummary(const ReplayStats& stats, const RunInfo& info) {
 
 }  // namespace
 
-ConfiguredPipeline configurePipeline(const std::string& configPath, const std::string& calibrationPath) {
-  ConfiguredPipeline p;
-  p.source = configPath.empty() ? "<defaults>" : configPath;
-  if (!configPath.empty()) p.config = config::loadConfig(configPath);
+SessionOptions sessionOptions(const std::string& configPath, const std::string& calibrationPath) {
+  SessionOptions o = configPath.empty() ? SessionOptions{} : sessionOptionsFromFile(configPath);
   if (!calibrationPath.empty()) {
     if (!std::filesystem::is_regular_file(calibrationPath))
       throw std::runtime_error("calibration file '" + calibrationPath + "' does not exist");
-    p.config.camera.calibration = calibrationPath;
+    o.config.camera.calibration = calibrationPath;
   }
-  p.options = pipelineOptions(p.config, p.source);
-  return p;
+  return o;
+}
+
+void checkWritable(const std::string& path, const std::string& what) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  std::error_code ec;
+  if (fs::is_directory(p, ec))
+    throw std::runtime_error(what + " '" + path + "' is a folder: expected a file name");
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec))
+    throw std::runtime_error(what + " '" + path + "': folder '" + dir.string() + "' does not exist");
+  if (fs::exists(p, ec) ? ::access(path.c_str(), W_OK) != 0 : ::access(dir.c_str(), W_OK) != 0)
+    throw std::runtime_error(what + " '" + path + "' cannot be written: " +
+                             (fs::exists(p, ec) ? "the file is read-only" : "folder '" + dir.string() + "' is not writable"));
 }
 
 int runReplay(const ReplayRequest& request) {
@@ -146,12 +153,13 @@ int runReplay(const ReplayRequest& request) {
     if (request.target.empty() != request.video.empty())
       throw std::runtime_error("--target and --video go together (give both, or neither for the built-in synthetic "
                                "sequence)");
-    const ConfiguredPipeline pipeline = configurePipeline(request.configPath, request.calibrationPath);
-    const PipelineOptions& options = pipeline.options;
-    info.configSource = pipeline.source;
-    info.configYaml = config::toYaml(pipeline.config);
-    info.warnings = options.warnings;
-    for (const std::string& w : options.warnings) std::fprintf(stderr, "nft_replay: warning: %s\n", w.c_str());
+    // Every output is checked before the first frame: a typo in --report must not cost a whole run.
+    if (!request.outVideo.empty()) checkWritable(request.outVideo, "--out");
+    if (!request.posesCsv.empty()) checkWritable(request.posesCsv, "--poses");
+    if (!request.reportJson.empty()) checkWritable(request.reportJson, "--report");
+    SessionOptions sessionOptions = replay::sessionOptions(request.configPath, request.calibrationPath);
+    info.configSource = sessionOptions.configSource;
+    info.configYaml = config::toYaml(sessionOptions.config);
 
     // Input first (cheap, and the most common mistake), then the GPU and the target.
     std::shared_ptr<const SyntheticSequence> synthetic;
@@ -174,26 +182,27 @@ int runReplay(const ReplayRequest& request) {
       for (int i = 1; i < request.loops; ++i) groundTruth.insert(groundTruth.end(), pass.begin(), pass.end());
     }
 
-    const gpu::Context context = gpu::Context::createHeadless();
-    const gpu::Capabilities caps = gpu::probeCapabilities();
-    info.renderer = caps.glRenderer;
-    info.glVersion = caps.glVersion;
-    info.eglPlatform = context.platformDescription();
+    Session session(sessionOptions);
+    info.warnings = session.warnings();
+    for (const std::string& w : info.warnings) std::fprintf(stderr, "nft_replay: warning: %s\n", w.c_str());
+    info.renderer = session.gpuRenderer();
+    info.glVersion = session.glVersion();
+    info.eglPlatform = session.contextDescription();
 
-    const LoadedTarget target = synthetic ? trainTargetImage(synthetic->targetImage(), synthetic->options().targetPath,
-                                                             options, caps)
-                                          : loadTarget(request.target, options, caps);
-    info.target = target.source;
-    info.targetSize = target.model.image.size();
+    const TargetId targetId = synthetic ? session.addTarget(synthetic->targetImage(), synthetic->options().targetPath)
+                                        : session.addTarget(request.target);
+    const TargetInfo target = session.target(targetId);
+    info.target = synthetic ? synthetic->options().targetPath : request.target;
+    info.targetSize = target.imageSize;
     info.targetOriginalSize = target.originalSize;
-    info.targetKeypoints = static_cast<int>(target.model.keypoints.size());
-    info.targetPatches = static_cast<int>(target.model.patches.size());
-    info.targetWidthM = target.model.widthMetres;
-    info.targetSeconds = target.seconds;
+    info.targetKeypoints = target.quality.keypoints;
+    info.targetPatches = target.trackingPatches;
+    info.targetWidthM = target.widthMetres;
+    info.targetSeconds = target.loadSeconds;
     info.targetTrained = target.trained;
     std::fprintf(stderr, "nft_replay: target %s: %dx%d, %d keypoints, %d tracking patches (%s in %.2f s)\n",
-                 target.source.c_str(), info.targetSize.width, info.targetSize.height, info.targetKeypoints,
-                 info.targetPatches, target.trained ? "trained" : "loaded", target.seconds);
+                 info.target.c_str(), info.targetSize.width, info.targetSize.height, info.targetKeypoints,
+                 info.targetPatches, target.trained ? "trained" : "loaded", target.loadSeconds);
 
     // The first frame fixes the frame size; the calibration is scaled to it.
     cv::Mat frame;
@@ -201,30 +210,14 @@ int runReplay(const ReplayRequest& request) {
     if (!source->read(frame)) throw std::runtime_error("input '" + source->description() + "' has no frames");
     info.decodeMs += msSince(decodeStart);
     info.frameSize = frame.size();
-    const tracker::CameraCalibration calibration = cameraCalibration(pipeline.config.camera, frame.size());
-    info.calibrationSource = calibration.source;
-    info.K = calibration.K;
-
-    std::optional<tracker::Tracker> tracker;
-    try {
-      tracker.emplace(caps, target.model, calibration, options.tracker);
-    } catch (const std::invalid_argument& e) {
-      throw std::runtime_error("target '" + target.source + "' cannot be tracked: " + e.what());
-    }
-
     if (!request.posesCsv.empty()) csv.emplace(request.posesCsv);
-    const bool render = !request.noRender && options.renderEnabled;
+    const bool render = !request.noRender && session.config().render.enabled;
     info.rendered = render;
-    std::optional<FrameRenderer> renderer;
-    std::optional<render::OffscreenTarget> offscreen;
-    if (render) {
-      renderer.emplace(caps, calibration, target.model, options.style, options.overlay);
-      offscreen.emplace(caps, frame.cols, frame.rows);
-    }
     std::optional<VideoOutput> video;
     if (!request.outVideo.empty()) {
-      const double fps = options.videoFps > 0 ? options.videoFps : source->fps() > 0 ? source->fps() : 30.0;
-      video.emplace(request.outVideo, options.codec, fps, frame.size());
+      const config::OutputConfig& out = session.config().output;
+      const double fps = out.videoFps > 0 ? out.videoFps : source->fps() > 0 ? source->fps() : 30.0;
+      video.emplace(request.outVideo, out.codec, fps, frame.size());
     }
     reportable = true;
 
@@ -242,21 +235,24 @@ int runReplay(const ReplayRequest& request) {
         throw std::runtime_error("frame " + std::to_string(index) + " of '" + source->description() + "' is " +
                                  sizeText(frame.size()) + " but the replay started at " + sizeText(info.frameSize) +
                                  ": every frame must have the first frame's size");
-      const tracker::TrackResult result = tracker->track(frame);
+      const FrameResult result = session.process(frame);
+      if (index == 0) {  // the Session fixed the camera on the first frame
+        const Calibration calibration = *session.calibration();
+        info.calibrationSource = calibration.source;
+        info.K = calibration.K;
+      }
       if (csv) csv->write(index, result);
+      const TargetResult& r = result.targets.front();
 
       std::optional<double> alignment;
       if (static_cast<size_t>(index) < groundTruth.size())
-        alignment = result.found && result.corners.size() == 4
-                        ? alignmentError(groundTruth[static_cast<size_t>(index)], result.corners)
-                        : std::numeric_limits<double>::infinity();
+        alignment = r.found && r.corners.size() == 4 ? alignmentError(groundTruth[static_cast<size_t>(index)], r.corners)
+                                                     : std::numeric_limits<double>::infinity();
 
       double renderMs = 0;
-      if (renderer) {
+      if (render) {
         const auto renderStart = Clock::now();
-        const double fps = result.timings.total > 0 ? 1000.0 / result.timings.total : 0.0;
-        renderer->draw(frame, result, fps, offscreen->drawTarget());
-        output = offscreen->read();
+        output = session.renderToImage(result);
         renderMs = msSince(renderStart);
       } else {
         output = frame;
@@ -290,7 +286,6 @@ int runReplay(const ReplayRequest& request) {
       info.warnings.push_back(w);
     }
     completed = true;
-    // GL objects (renderer, offscreen target, tracker) go before the context at scope exit.
   } catch (const std::exception& e) {
     error = e.what();
   }

@@ -7,9 +7,8 @@
 #include <string>
 
 #include "apps/replay/frame_source.h"
-#include "apps/replay/pipeline_options.h"
 #include "apps/replay/synthetic_sequence.h"
-#include "config/config.h"
+#include "nft/session.h"
 
 namespace nft::replay {
 
@@ -40,20 +39,17 @@ struct ReplayRequest {
   SyntheticSequenceOptions synthetic;
 };
 
-/// A loaded configuration with its pipeline options.
-struct ConfiguredPipeline {
-  config::Config config;
-  /// The config file, or "<defaults>".
-  std::string source;
-  PipelineOptions options;
-};
+/// The Session's options for the programs' --config and --calib: `configPath` loaded (the
+/// defaults when empty; configSource "<defaults>"), `calibrationPath` (when not empty) as
+/// camera.calibration, which the Session sizes to the frames.
+/// @throws nft::ConfigError "<file>:<line>: <key> = <value>: expected ..." for a config that
+///   cannot be read or is invalid; std::runtime_error naming a calibration file that does not exist.
+SessionOptions sessionOptions(const std::string& configPath, const std::string& calibrationPath);
 
-/// Loads `configPath` (the defaults when empty), applies `calibrationPath` (when not empty) as
-/// camera.calibration, and maps it (pipelineOptions()).
-/// @throws config::ConfigError "<file>:<line>: <key> = <value>: expected ..." for a config that
-///   cannot be read or is invalid, or for settings the pipeline cannot run; std::runtime_error
-///   naming a calibration file that does not exist.
-ConfiguredPipeline configurePipeline(const std::string& configPath, const std::string& calibrationPath);
+/// Checks, before any frame is processed, that `path` can be written as the program's `what`
+/// ("--poses", "--report", ...): not a folder, its folder exists and is writable, an existing
+/// file is writable. Creates nothing. @throws std::runtime_error naming the option and the path.
+void checkWritable(const std::string& path, const std::string& what);
 
 /// Runs the replay: progress on stderr, the summary line on stdout, files as requested.
 /// Errors (unreadable input, target, calibration or config; a frame of another size; a

@@ -19,18 +19,27 @@
 
 #include "apps/replay/frame_source.h"
 #include "apps/replay/ground_truth.h"
-#include "apps/replay/pipeline_options.h"
 #include "apps/replay/pose_csv.h"
 #include "apps/replay/replay_report.h"
 #include "apps/replay/synthetic_sequence.h"
-#include "apps/replay/target_loader.h"
 #include "gpu/capabilities.h"
 #include "gpu/context.h"
+#include "session/pipeline_options.h"
+#include "session/target_loader.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace nft::replay;
+using namespace nft::session;  // config mapping and target loading moved into session/ (the Session's pieces)
+
+/// A Session result of one frame with one target.
+nft::FrameResult frameWith(const nft::TargetResult& target, const nft::FrameTimings& timings = {}) {
+  nft::FrameResult f;
+  f.targets.push_back(target);
+  f.timings = timings;
+  return f;
+}
 
 /// A fresh empty folder for one test.
 fs::path tempDir(const std::string& name) {
@@ -219,20 +228,22 @@ TEST(ReplayCalibration, ACalibrationFileIsScaledToTheFrameSize) {
 
 TEST(ReplayPoseCsv, TheHeaderAndRowsHaveNineteenFieldsAndEmptyFieldsWhenNotFound) {
   EXPECT_STREQ(kPoseCsvHeader, "frame,state,ulx,uly,urx,ury,lrx,lry,llx,lly,rx,ry,rz,tx,ty,tz,inliers,reproj_px,ms");
-  nft::tracker::TrackResult lost;
-  lost.state = nft::tracker::TrackerState::Lost;
-  lost.timings.total = 2.5;
+  nft::TargetResult lostTarget;
+  lostTarget.state = nft::TrackingState::Lost;
+  nft::FrameTimings t;
+  t.total = 2.5;
+  const nft::FrameResult lost = frameWith(lostTarget, t);
   EXPECT_EQ(poseCsvRow(3, lost), "3,lost,,,,,,,,,,,,,,,,,2.500");
-  nft::tracker::TrackResult found;
-  found.state = nft::tracker::TrackerState::Tracking;
-  found.found = true;
-  found.corners = {{1, 2}, {3, 4}, {5, 6}, {7, 8}};
-  found.pose.rvec = {0.1, 0.2, 0.3};
-  found.pose.tvec = {-0.01, 0.02, 0.5};
-  found.inliers = 42;
-  found.reprojectionErrorPx = 0.25;
-  found.timings.total = 1.0;
-  const std::string row = poseCsvRow(7, found);
+  nft::TargetResult foundTarget;
+  foundTarget.state = nft::TrackingState::Tracking;
+  foundTarget.found = true;
+  foundTarget.corners = {{1, 2}, {3, 4}, {5, 6}, {7, 8}};
+  foundTarget.pose.rvec = {0.1, 0.2, 0.3};
+  foundTarget.pose.t = {-0.01, 0.02, 0.5};
+  foundTarget.inliers = 42;
+  foundTarget.reprojectionErrorPx = 0.25;
+  t.total = 1.0;
+  const std::string row = poseCsvRow(7, frameWith(foundTarget, t));
   EXPECT_EQ(row, "7,tracking,1.000,2.000,3.000,4.000,5.000,6.000,7.000,8.000,0.100000,0.200000,0.300000,"
                  "-0.010000,0.020000,0.500000,42,0.250,1.000");
   EXPECT_EQ(countFields(row), 19);
@@ -242,7 +253,7 @@ TEST(ReplayPoseCsv, TheHeaderAndRowsHaveNineteenFieldsAndEmptyFieldsWhenNotFound
 TEST(ReplayPoseCsv, RowsAreOnDiskAsSoonAsTheyAreWritten) {
   const fs::path path = tempDir("csv") / "poses.csv";
   PoseCsvWriter writer(path.string());
-  nft::tracker::TrackResult r;
+  const nft::FrameResult r = frameWith(nft::TargetResult{});
   writer.write(0, r);
   writer.write(1, r);
   EXPECT_EQ(readText(path), std::string(kPoseCsvHeader) + "\n0,detecting,,,,,,,,,,,,,,,,,0.000\n1,detecting,,,,,,,,,,,,,,,,,0.000\n");
@@ -284,14 +295,16 @@ TEST(ReplayGroundTruth, AlignmentErrorIsTheRootMeanSquareCornerDistance) {
 
 TEST(ReplayStats, NotFoundFramesWithGroundTruthCountAsFailures) {
   ReplayStats stats;
-  nft::tracker::TrackResult found, lost;
-  found.found = true;
-  found.state = nft::tracker::TrackerState::Tracking;
-  found.timings.total = 2.0;
-  found.timings.tracking.coarse = 1.0;
-  lost.state = nft::tracker::TrackerState::Detecting;
-  lost.timings.total = 20.0;
-  lost.timings.detection.describe = 8.0;
+  nft::TargetResult foundTarget, lostTarget;
+  foundTarget.found = true;
+  foundTarget.state = nft::TrackingState::Tracking;
+  nft::FrameTimings foundTimings, lostTimings;
+  foundTimings.total = 2.0;
+  foundTimings.coarse = 1.0;
+  lostTarget.state = nft::TrackingState::Detecting;
+  lostTimings.total = 20.0;
+  lostTimings.describe = 8.0;
+  const nft::FrameResult found = frameWith(foundTarget, foundTimings), lost = frameWith(lostTarget, lostTimings);
   stats.add(found, 1.0, 1.0);
   stats.add(found, 1.0, 7.0);
   stats.add(found, 1.0, std::nullopt);  // no ground truth for this frame

@@ -1,4 +1,4 @@
-#include "apps/replay/target_loader.h"
+#include "session/target_loader.h"
 
 #include <algorithm>
 #include <chrono>
@@ -11,7 +11,7 @@
 #include "detection/target_model_io.h"
 #include "detection/target_trainer.h"
 
-namespace nft::replay {
+namespace nft::session {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -88,4 +88,4 @@ void checkTarget(const LoadedTarget& t, const PipelineOptions& options) {
                              "target.max_tracking_patches too low");
 }
 
-}  // namespace nft::replay
+}  // namespace nft::session

@@ -1,4 +1,4 @@
-#include "apps/replay/frame_renderer.h"
+#include "session/frame_renderer.h"
 
 #include <algorithm>
 #include <cctype>
@@ -6,7 +6,7 @@
 
 #include <opencv2/imgproc.hpp>
 
-namespace nft::replay {
+namespace nft::session {
 
 render::Camera renderCamera(const tracker::CameraCalibration& calibration, bool metric) {
   render::Camera camera;
@@ -40,31 +40,41 @@ void FrameRenderer::setAugmentationsVisible(bool on) {
   renderer_.setStyle(s);
 }
 
-void FrameRenderer::draw(const cv::Mat& frameBgr, const tracker::TrackResult& result, double fps,
+void FrameRenderer::draw(const cv::Mat& frameRgb, const TargetResult* result, double fps,
                          const render::DrawTarget& target) {
-  if (frameBgr.size() != frameSize_ || frameBgr.type() != CV_8UC3)
-    throw std::invalid_argument("FrameRenderer: frame of " + std::to_string(frameBgr.cols) + "x" +
-                                std::to_string(frameBgr.rows) + " " + cv::typeToString(frameBgr.type()) +
+  if (frameRgb.size() != frameSize_ || frameRgb.type() != CV_8UC3 || !frameRgb.isContinuous())
+    throw std::invalid_argument("FrameRenderer: frame of " + std::to_string(frameRgb.cols) + "x" +
+                                std::to_string(frameRgb.rows) + " " + cv::typeToString(frameRgb.type()) +
                                 ", expected " + std::to_string(frameSize_.width) + "x" +
-                                std::to_string(frameSize_.height) + " CV_8UC3");
-  cv::cvtColor(frameBgr, rgb_, cv::COLOR_BGR2RGB);  // continuous: tightly packed rows
-  frame_.upload(rgb_.data);
+                                std::to_string(frameSize_.height) + " CV_8UC3, tightly packed");
+  frame_.upload(frameRgb.data);
 
+  const bool found = result != nullptr && result->found;
   if (overlay_) {
     render::OverlayInfo info;
-    std::string state = tracker::toString(result.state);
+    std::string state = result != nullptr ? toString(result->state) : "no target";
     std::transform(state.begin(), state.end(), state.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-    info.state = result.found ? state : state + " (not found)";
+    info.state = found || result == nullptr ? state : state + " (not found)";
     info.fps = fps;
-    info.inliers = result.found ? result.inliers : 0;
-    if (result.found) info.patches = result.inlierFramePoints;
+    info.inliers = found ? result->inliers : 0;
+    if (found) info.patches = result->inlierFramePoints;
     renderer_.setOverlay(std::move(info));
   } else {
     renderer_.setOverlay(std::nullopt);
   }
   std::optional<render::Pose> pose;
-  if (result.found) pose = render::Pose{result.pose.rvec, result.pose.tvec};
+  if (found) pose = render::Pose{result->pose.rvec, result->pose.t};
+  // The cube needs depth: a framebuffer without a depth buffer gets the rest.
+  if (!target.hasDepth && renderer_.style().cube) {
+    render::AugmentationStyle s = renderer_.style();
+    s.cube = false;
+    renderer_.setStyle(s);
+    renderer_.drawFrame(frame_, pose, target);
+    s.cube = true;
+    renderer_.setStyle(s);
+    return;
+  }
   renderer_.drawFrame(frame_, pose, target);
 }
 
-}  // namespace nft::replay
+}  // namespace nft::session

@@ -7,11 +7,11 @@
 
 #include <opencv2/core.hpp>
 
-#include "apps/replay/pipeline_options.h"
+#include "session/pipeline_options.h"
 #include "detection/target_model.h"
 #include "gpu/capabilities.h"
 
-namespace nft::replay {
+namespace nft::session {
 
 /// A target ready for the Tracker.
 struct LoadedTarget {
@@ -45,4 +45,4 @@ LoadedTarget trainTargetImage(const cv::Mat& image, const std::string& source, c
 ///   at least M inliers): too plain or too small an image? ..." and the like for patches.
 void checkTarget(const LoadedTarget& target, const PipelineOptions& options);
 
-}  // namespace nft::replay
+}  // namespace nft::session

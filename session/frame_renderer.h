@@ -1,7 +1,7 @@
 #pragma once
 // Draws one tracked frame with the Renderer (render/renderer.h): the camera frame uploaded to a
-// texture, the augmentations at the tracker's pose, the status overlay. Shared by nft_replay
-// (offscreen, read back for the video) and nft_preview (the window's framebuffer).
+// texture, the augmentations at the target's pose, the status overlay. What Session::render()
+// does (offscreen for nft_replay's video, the window's framebuffer for nft_preview and apps).
 
 #include <optional>
 
@@ -13,9 +13,9 @@
 #include "render/offscreen_target.h"
 #include "render/renderer.h"
 #include "tracker/camera_calibration.h"
-#include "tracker/tracker.h"
+#include "nft/types.h"
 
-namespace nft::replay {
+namespace nft::session {
 
 /// The render::Camera of a calibration: its K and image size; near/far in the pose's unit
 /// (metres when `metric`, else target pixels, where the scene is ~1000× larger).
@@ -33,10 +33,11 @@ class FrameRenderer {
   FrameRenderer(const gpu::Capabilities& caps, const tracker::CameraCalibration& calibration,
                 const detection::TargetModel& model, const render::AugmentationStyle& style, bool overlay);
 
-  /// Uploads `frameBgr` (CV_8UC3 of the calibration's size) and draws it with the result's
-  /// augmentations (when found) and the overlay (state, `fps`, inliers, inlier patches) into
-  /// `target`. @throws std::invalid_argument for a frame of another size or type; GpuError.
-  void draw(const cv::Mat& frameBgr, const tracker::TrackResult& result, double fps, const render::DrawTarget& target);
+  /// Uploads `frameRgb` (tightly packed CV_8UC3, R first, of the calibration's size) and draws
+  /// it with the result's augmentations (when `result` is given and found) and the overlay
+  /// (state, `fps`, inliers, inlier patches; "NO TARGET" without a result) into `target`.
+  /// @throws std::invalid_argument for a frame of another size or type; GpuError.
+  void draw(const cv::Mat& frameRgb, const TargetResult* result, double fps, const render::DrawTarget& target);
 
   /// Shows or hides the overlay / the axes and cube (nft_preview's o and a keys).
   void setOverlayVisible(bool on) { overlay_ = on; }
@@ -51,7 +52,6 @@ class FrameRenderer {
   render::AugmentationStyle style_;
   bool overlay_ = true;
   bool augmentations_ = true;
-  cv::Mat rgb_;
 };
 
-}  // namespace nft::replay
+}  // namespace nft::session

@@ -19,7 +19,7 @@
 #include "tracker/camera_calibration.h"
 #include "tracker/tracker.h"
 
-namespace nft::replay {
+namespace nft::session {
 
 /// Everything the replay pipeline needs, derived from one Config.
 struct PipelineOptions {
@@ -84,4 +84,4 @@ tracker::CameraCalibration cameraCalibration(const config::CameraConfig& camera,
 /// degrees, in (0, 180). @throws std::invalid_argument for a bad size or angle.
 tracker::CameraCalibration calibrationFromHfov(cv::Size frameSize, double hfovDeg);
 
-}  // namespace nft::replay
+}  // namespace nft::session

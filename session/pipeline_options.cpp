@@ -1,4 +1,4 @@
-#include "apps/replay/pipeline_options.h"
+#include "session/pipeline_options.h"
 
 #include <cmath>
 #include <sstream>
@@ -6,7 +6,7 @@
 
 #include <opencv2/calib3d.hpp>
 
-namespace nft::replay {
+namespace nft::session {
 namespace {
 
 detection::DescriptorStorage storageOf(config::DescriptorStorage s) {
@@ -158,4 +158,4 @@ tracker::CameraCalibration cameraCalibration(const config::CameraConfig& camera,
   return tracker::scaledTo(tracker::loadCalibration(camera.calibration), frameSize);
 }
 
-}  // namespace nft::replay
+}  // namespace nft::session

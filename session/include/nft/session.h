@@ -1,0 +1,194 @@
+#pragma once
+// nft::Session: the tracker as an app embeds it — configuration in, targets added, camera
+// frames processed one by one, poses out, augmentations drawn. One Session runs the whole
+// pipeline of ../shared/DESIGN.md (detection lane: scale-aware FAST, SURF-ES and matching on the
+// GPU, RANSAC, planar PnP; tracking lane: NCC patches after Wagner et al., IEEE TVCG 16(3),
+// 2010; rendering) on one OpenGL ES 2.0 context.
+//
+//   nft::Session session;                                   // defaults, headless EGL context
+//   nft::TargetId book = session.addTarget("book.jpg", "book", 0.185);
+//   cv::Mat frame;
+//   while (video.read(frame)) {
+//     nft::FrameResult r = session.process(frame, timestampNs);
+//     if (r.targets[0].found) use(r.targets[0].pose);     // X_cam = R·X_target + t, metres
+//   }
+//
+// Threads and GL: a Session makes every GL call on the thread that created it (or last called
+// restoreGpu()), on the GL context that was current there then — its own headless one, or the
+// app's when adopted (SessionOptions::adoptCurrentContext). Each public call checks it comes from
+// that thread (nft::GpuError otherwise); with an adopted context the app keeps it current there.
+// A Session is move-only.
+//
+// Errors: every failure is an nft::Error (include/nft/error.h) naming the argument and what was
+// expected; a call that throws changes nothing, and the Session stays usable.
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "config/config.h"
+#include "error.h"
+#include "image_view.h"
+#include "types.h"
+
+namespace nft {
+
+/// How a Session is made.
+struct SessionOptions {
+  /// Every tunable of the pipeline (config/config.h documents each key; the defaults suit a
+  /// phone camera at 640×480 to 1280×720). Validated by the Session.
+  config::Config config;
+  /// Where the config came from, for messages ("<defaults>" when built in code).
+  std::string configSource = "<defaults>";
+  /// The camera's intrinsics. Without them: the config's camera section (a calibration file, or
+  /// the field of view camera.hfov_deg), sized on the first frame.
+  std::optional<Calibration> calibration;
+  /// True: use the GL context current on the calling thread (an app's window, made with
+  /// GLFW_EGL_CONTEXT_API, Android's GLSurfaceView); it must stay current on this thread whenever
+  /// the Session is called. False: the Session makes and owns a headless EGL context (surfaceless
+  /// or a device, as gpu/context.h finds), current on this thread.
+  bool adoptCurrentContext = false;
+  /// How a headless context is found (when not adopting): "auto" (a GPU's EGL device first, then
+  /// Mesa's surfaceless platform, then the default display), "surfaceless", "device" or "default".
+  std::string eglPlatform = "auto";
+};
+
+/// Reads a YAML configuration file into SessionOptions::config (configSource set to `path`).
+/// @throws nft::ConfigError "<file>:<line>: <key> = <value>: expected ..." for a file that does
+///   not exist, is not YAML, or names an unknown key or a bad value.
+SessionOptions sessionOptionsFromFile(const std::string& path);
+
+/// The tracker an app embeds (see the top of this file).
+class Session {
+ public:
+  /// Validates the configuration, sets up the GL context (made or adopted) and probes the GPU.
+  /// The detection and tracking lanes are built when the first target is added.
+  /// @throws nft::ConfigError for an invalid configuration or one the pipeline cannot run
+  ///   (naming the key); nft::GpuError when no OpenGL ES 2.0 context can be made, or none is
+  ///   current to adopt.
+  explicit Session(const SessionOptions& options = {});
+  /// Same as Session(sessionOptionsFromFile(configPath)).
+  explicit Session(const std::string& configPath);
+  ~Session();
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // --- Targets ---------------------------------------------------------------------------------
+
+  /// Adds a target from a file: a trained model (.nftm, made by nft_train) or an image (PNG,
+  /// JPEG, anything cv::imread reads), trained here with the config's target and detector
+  /// settings (seconds on llvmpipe for a 1000-pixel image).
+  /// @param name        how results name it; "" = the file name.
+  /// @param widthMetres the printed target's width, metres (> 0: poses in metres); 0 = the
+  ///                    model's width (.nftm) or the config's target.width_m (images).
+  /// @return the new target's id.
+  /// @throws nft::InputError naming the file when it does not exist, cannot be read, is a
+  ///   corrupt model, or is too plain to find (fewer keypoints or tracking patches than the lanes
+  ///   need); or naming the width when it is negative or not finite; or when the Session already
+  ///   has a target (recognising several at once comes with the target database).
+  TargetId addTarget(const std::string& path, const std::string& name = "", double widthMetres = 0.0);
+  /// Adds a target from an image in memory: CV_8UC1 grey, CV_8UC3 BGR or CV_8UC4 BGRA.
+  /// @throws nft::InputError for an empty image, another type, and as the file overload.
+  TargetId addTarget(const cv::Mat& image, const std::string& name, double widthMetres = 0.0);
+  /// Removes a target: it is no longer reported, and its GPU memory is freed.
+  /// @throws nft::InputError for an id that is unknown or already removed.
+  void removeTarget(TargetId id);
+  /// The targets, in the order they were added.
+  std::vector<TargetInfo> targets() const;
+  /// One target. @throws nft::InputError for an unknown or removed id.
+  TargetInfo target(TargetId id) const;
+  /// Forgets what the tracker follows: the next frame searches for every target again.
+  void resetTracking();
+
+  // --- Frames ----------------------------------------------------------------------------------
+
+  /// Tracks the targets in one frame: CV_8UC1 grey, CV_8UC3 BGR or CV_8UC4 BGRA, any row
+  /// stride. The frame is not copied; render() draws it until the next process().
+  /// @param timestampNs the frame's capture time, nanoseconds (monotonic; reported back).
+  /// @throws nft::InputError for an empty frame, another type, or another size than the
+  ///   Session's frames so far (or than SessionOptions::calibration's); nft::GpuError.
+  FrameResult process(const cv::Mat& frame, long long timestampNs = 0);
+  /// Same for a frame in caller memory (see ImageView): the grey plane of GRAY8 and of the YUV
+  /// 4:2:0 formats is tracked in place, without a copy.
+  /// @throws nft::InputError for a null pointer, a size ≤ 0 (or odd for a 4:2:0 format), a
+  ///   stride smaller than a row, an unknown pixel format, or a size other than the frames'.
+  FrameResult process(const ImageView& frame, long long timestampNs = 0);
+  /// The camera intrinsics the poses are computed with, once known (from the options, or fixed
+  /// by the first frame); std::nullopt before.
+  std::optional<Calibration> calibration() const;
+
+  // --- Rendering -------------------------------------------------------------------------------
+
+  /// Draws the last processed frame as the background and, for each found target in `result`,
+  /// the augmentations (axes, box, outline; config render.*) and, when render.overlay is on, the
+  /// status line, into `viewport` of the framebuffer the caller has bound (a window's default
+  /// framebuffer, drawn the right way up for it, or an offscreen one, drawn with row 0 at the
+  /// picture's top as glReadPixels into a cv::Mat expects). The cube needs a depth buffer in
+  /// that framebuffer; without one it is left out. Restores the GL state listed in
+  /// render/renderer.h; leaves the caller's framebuffer bound.
+  /// @throws nft::InputError before the first frame or for an empty viewport; nft::GpuError.
+  void render(const FrameResult& result, const Viewport& viewport);
+  /// Same, into an offscreen picture of the frame's size, returned as BGR CV_8UC3 (for videos
+  /// and screenshots). @throws as render().
+  cv::Mat renderToImage(const FrameResult& result);
+
+  /// Shows or hides the status overlay of render() (initially the config's render.overlay).
+  void setOverlayVisible(bool visible);
+  /// Shows or hides the axes and the box of render() (initially as the config's render.axes and
+  /// render.cube say; the outline stays).
+  void setAugmentationsVisible(bool visible);
+
+  /// The OpenGL projection matrix of the camera, column-major (m[col·4 + row], as glUniformMatrix4fv
+  /// takes it with transpose = GL_FALSE): eye coordinates (x right, y up, looking down −z) →
+  /// clip coordinates, for a viewport covering exactly the camera image; depth near → −1,
+  /// far → +1. With viewMatrix() a target point X lands at the window position
+  /// (u + 0.5, H − v − 0.5) of its cv::projectPoints pixel (u, v) (distortion aside).
+  /// @param near, far clipping distances in the pose's unit, 0 < near < far.
+  /// @throws nft::InputError before the camera is known or for bad near/far.
+  std::array<float, 16> projectionMatrix(double nearPlane, double farPlane) const;
+  /// The OpenGL view (model-view) matrix of a pose, column-major: target coordinates → eye
+  /// coordinates, i.e. diag(1, −1, −1, 1) · [R t; 0 0 0 1] (OpenCV's camera looks down +z with y
+  /// down; OpenGL's eye looks down −z with y up).
+  static std::array<float, 16> viewMatrix(const Pose& pose);
+
+  // --- GL context loss -------------------------------------------------------------------------
+
+  /// Frees every GL object of the Session (shaders, textures, framebuffers, the targets' GPU
+  /// descriptors) and, for an owned context, the context; the targets and the tracking state
+  /// are kept on the CPU. Call it while the context is still current (Android: onPause, or
+  /// GLSurfaceView's surface going away), or with no context current if it is already gone.
+  /// Until restoreGpu(), process() and render() throw nft::GpuError.
+  void releaseGpu();
+  /// Rebuilds every GL object on the context current on the calling thread (adopted), or on a
+  /// new headless one (owned); tracking goes on from where it was. The calling thread becomes the
+  /// Session's thread. Does nothing when the GPU objects are there.
+  /// @throws nft::GpuError when no context can be made or none is current to adopt.
+  void restoreGpu();
+  /// False between releaseGpu() and restoreGpu().
+  bool hasGpu() const;
+
+  // --- Information -----------------------------------------------------------------------------
+
+  /// The configuration in use (validated).
+  const config::Config& config() const;
+  /// GL_RENDERER of the context, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)".
+  std::string gpuRenderer() const;
+  /// GL_VERSION of the context.
+  std::string glVersion() const;
+  /// How the context was obtained: "EGL_MESA_platform_surfaceless", "adopted", ...
+  std::string contextDescription() const;
+  /// Settings the pipeline does not honour exactly, as "key = value: what happens instead".
+  std::vector<std::string> warnings() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace nft

@@ -1,0 +1,468 @@
+// nft::Session (include/nft/session.h): the pipeline of the module folders behind the public API.
+// The pieces are the modules' own (tracker::Tracker, render::Renderer through FrameRenderer,
+// detection's training through target_loader.h); this file holds the Session's state — context,
+// targets, calibration, the last frame — and turns the modules' exceptions into nft::Error.
+#include "nft/session.h"
+
+#include <GLES2/gl2.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <thread>
+#include <utility>
+
+#include <opencv2/calib3d.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "config/config_error.h"
+#include "gpu/capabilities.h"
+#include "gpu/context.h"
+#include "gpu/gpu_error.h"
+#include "render/offscreen_target.h"
+#include "session/frame_input.h"
+#include "session/frame_renderer.h"
+#include "session/gl_matrices.h"
+#include "session/pipeline_options.h"
+#include "session/target_loader.h"
+#include "tracker/tracker.h"
+
+namespace nft {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+std::string sizeText(cv::Size s) { return std::to_string(s.width) + "x" + std::to_string(s.height); }
+
+/// Runs `f`, turning the modules' exceptions into the public hierarchy: configuration errors
+/// into ConfigError, GL/EGL errors into GpuError, the rest (bad arguments, unreadable or unusable
+/// files) into InputError; `context` (the API call) prefixes messages that do not name it.
+template <class F>
+auto translated(const std::string& context, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Error&) {
+    throw;
+  } catch (const config::ConfigError& e) {
+    throw ConfigError(e.what(), e.source(), e.line(), e.keyPath());
+  } catch (const gpu::GpuError& e) {
+    throw GpuError(context + ": " + e.what());
+  } catch (const cv::Exception& e) {
+    throw InputError(context + ": " + e.what());
+  } catch (const std::invalid_argument& e) {
+    throw InputError(context + ": " + e.what());
+  } catch (const std::runtime_error& e) {
+    throw InputError(context + ": " + e.what());
+  }
+}
+
+TrackingState publicState(tracker::TrackerState s) {
+  switch (s) {
+    case tracker::TrackerState::Detecting: return TrackingState::Detecting;
+    case tracker::TrackerState::Tracking: return TrackingState::Tracking;
+    case tracker::TrackerState::Lost: return TrackingState::Lost;
+  }
+  return TrackingState::Lost;
+}
+
+TargetInfo infoOf(const session::LoadedTarget& t, TargetId id, const std::string& name) {
+  TargetInfo info;
+  info.id = id;
+  info.name = name;
+  info.source = t.source;
+  info.widthMetres = t.model.widthMetres;
+  info.imageSize = t.model.image.size();
+  info.originalSize = t.originalSize;
+  info.trackingPatches = static_cast<int>(t.model.patches.size());
+  info.trained = t.trained;
+  info.loadSeconds = t.seconds;
+  const detection::TargetQuality& q = t.model.quality;
+  info.quality = {static_cast<int>(t.model.keypoints.size()), q.coverage, q.distinctness, q.meanContrast, q.stars,
+                  q.warnings};
+  return info;
+}
+
+void checkWidth(double widthMetres, const std::string& context) {
+  if (!std::isfinite(widthMetres) || widthMetres < 0.0)
+    throw InputError(context + ": widthMetres = " + std::to_string(widthMetres) +
+                     ": expected a width in metres > 0, or 0 for the default");
+}
+
+}  // namespace
+
+SessionOptions sessionOptionsFromFile(const std::string& path) {
+  SessionOptions o;
+  o.config = translated("config", [&] { return config::loadConfig(path); });
+  o.configSource = path;
+  return o;
+}
+
+struct Session::Impl {
+  struct Target {
+    TargetInfo info;
+    session::LoadedTarget loaded;
+  };
+
+  SessionOptions options;
+  session::PipelineOptions pipeline;
+  std::optional<gpu::Context> context;
+  gpu::Capabilities caps;
+  std::thread::id thread;
+  bool gpuReleased = false;
+
+  std::vector<Target> targets;  // at most one until recognition among several exists
+  TargetId nextId = 1;
+  /// The camera at the frames' size once known (the options' calibration, or the config's camera
+  /// section sized on the first frame).
+  std::optional<tracker::CameraCalibration> calibration;
+  std::optional<tracker::Tracker> tracker;
+  std::optional<session::FrameRenderer> renderer;
+  std::optional<render::OffscreenTarget> offscreen;
+
+  bool overlayVisible = true;
+  bool augmentationsVisible = true;
+  long long frames = 0;
+  cv::Mat scratch;         // grey conversions
+  cv::Mat lastMat;         // keeps a cv::Mat frame's pixels alive for render()
+  ImageView lastView;      // the last frame (data null before the first)
+  cv::Mat rgb;             // the background's pixels
+
+  explicit Impl(const SessionOptions& o) : options(o) {
+    translated("Session", [&] {
+      config::validate(options.config, options.configSource);
+      pipeline = session::pipelineOptions(options.config, options.configSource);
+      overlayVisible = pipeline.overlay;
+      // A calibration file named by the config is read now, so a bad one fails here, not at the
+      // first frame (it is sized to the frames then).
+      if (!options.calibration && !options.config.camera.calibration.empty())
+        (void)tracker::loadCalibration(options.config.camera.calibration);
+      if (options.calibration) {
+        const Calibration& c = *options.calibration;
+        if (c.imageSize.width <= 0 || c.imageSize.height <= 0)
+          throw ConfigError("SessionOptions::calibration: imageSize " + sizeText(c.imageSize) +
+                            ": expected a positive size");
+        calibration = tracker::CameraCalibration{c.K, c.distortion, c.imageSize,
+                                                c.source.empty() ? "SessionOptions::calibration" : c.source};
+      }
+      makeContext();
+    });
+  }
+
+  void makeContext() {
+    if (options.adoptCurrentContext) {
+      context.emplace(gpu::Context::adoptCurrent());
+    } else {
+      gpu::ContextOptions co;
+      co.platform = gpu::parseEglPlatform(options.eglPlatform);
+      context.emplace(gpu::Context::createHeadless(co));
+    }
+    caps = gpu::probeCapabilities();
+    thread = std::this_thread::get_id();
+    gpuReleased = false;
+  }
+
+  /// Every call that touches GL: on the Session's thread, with its GPU objects there.
+  void checkCall(const char* call, bool needsGpu = true) const {
+    if (std::this_thread::get_id() != thread)
+      throw GpuError(std::string(call) +
+                     ": called from another thread than the Session's (the one that created it or last called "
+                     "restoreGpu()): its GL context is current there only");
+    if (needsGpu && gpuReleased)
+      throw GpuError(std::string(call) + ": the GPU objects were released (releaseGpu()): call restoreGpu() first");
+  }
+
+  Target& find(TargetId id, const char* call) {
+    for (Target& t : targets)
+      if (t.info.id == id) return t;
+    throw InputError(std::string(call) + ": target id " + std::to_string(id) + " is unknown or was removed");
+  }
+
+  /// Makes the tracker once there are a target and a camera.
+  void ensureTracker() {
+    if (tracker || targets.empty() || !calibration) return;
+    const Target& t = targets.front();
+    try {
+      tracker.emplace(caps, t.loaded.model, *calibration, pipeline.tracker);
+    } catch (const std::invalid_argument& e) {
+      throw InputError("target '" + t.info.name + "' cannot be tracked: " + e.what());
+    }
+  }
+
+  TargetId add(session::LoadedTarget loaded, const std::string& name, double widthMetres) {
+    if (!targets.empty())
+      throw InputError("addTarget: this Session already has target '" + targets.front().info.name +
+                       "'; recognising several targets at once is not supported yet: removeTarget() it first");
+    if (widthMetres > 0) loaded.model.widthMetres = widthMetres;
+    const TargetId id = nextId;
+    Target t{infoOf(loaded, id, name), std::move(loaded)};
+    targets.push_back(std::move(t));
+    try {
+      ensureTracker();
+    } catch (...) {
+      targets.pop_back();
+      throw;
+    }
+    ++nextId;
+    renderer.reset();  // drawn for the new target's size
+    return id;
+  }
+
+  /// Fixes the camera on the first frame; later frames must have its size.
+  void acceptFrameSize(cv::Size size) {
+    if (calibration) {
+      if (size != calibration->imageSize)
+        throw InputError("process: frame size " + sizeText(size) + " differs from " +
+                         (frames > 0 ? "the Session's frames so far, " : "the calibration's, ") +
+                         sizeText(calibration->imageSize) +
+                         ": every frame must have one size (make a new Session for another)");
+      return;
+    }
+    calibration = session::cameraCalibration(options.config.camera, size);
+  }
+
+  FrameResult process(const ImageView& view, long long timestampNs) {
+    checkCall("process");
+    session::checkView(view, "process");
+    const auto start = Clock::now();
+    acceptFrameSize({view.width, view.height});
+    ensureTracker();
+    const auto convertStart = Clock::now();
+    const cv::Mat image = session::trackableImage(view, scratch);
+    FrameResult r;
+    r.timings.convert = msSince(convertStart);
+    r.frame = frames;
+    r.timestampNs = timestampNs;
+    r.frameSize = {view.width, view.height};
+    if (tracker) {
+      tracker::TrackResult t = tracker->track(image);
+      TargetResult& out = r.targets.emplace_back();
+      const Target& target = targets.front();
+      out.id = target.info.id;
+      out.name = target.info.name;
+      out.state = publicState(t.state);
+      out.found = t.found;
+      out.homography = t.homography;
+      out.pose.rvec = t.pose.rvec;
+      out.pose.t = t.pose.tvec;
+      cv::Rodrigues(t.pose.rvec, out.pose.R);
+      out.corners = std::move(t.corners);
+      out.inliers = t.inliers;
+      out.searched = t.searched;
+      out.reprojectionErrorPx = t.reprojectionErrorPx;
+      out.inlierTargetPoints = std::move(t.inlierTargetPoints);
+      out.inlierFramePoints = std::move(t.inlierFramePoints);
+      out.rejection = std::move(t.rejection);
+      const tracker::TrackerTimings& tt = t.timings;
+      r.timings.convert += tt.convert;
+      r.timings.fast = tt.detection.detect;
+      r.timings.describe = tt.detection.describe;
+      r.timings.match = tt.detection.match;
+      r.timings.ransac = tt.detection.ransac;
+      r.timings.detectionPose = tt.detection.pose;
+      r.timings.pyramid = tt.tracking.pyramid;
+      r.timings.coarse = tt.tracking.coarse;
+      r.timings.fine = tt.tracking.fine;
+      r.timings.trackingPose = tt.tracking.pose;
+    }
+    lastView = view;
+    ++frames;
+    r.timings.total = msSince(start);
+    return r;
+  }
+
+  void ensureRenderer() {
+    if (renderer) return;
+    static const detection::TargetModel kNoTarget = [] {
+      detection::TargetModel m;
+      m.image = cv::Mat(1, 1, CV_8UC1, cv::Scalar(0));
+      return m;
+    }();
+    const detection::TargetModel& model = targets.empty() ? kNoTarget : targets.front().loaded.model;
+    renderer.emplace(caps, *calibration, model, pipeline.style, overlayVisible);
+    renderer->setAugmentationsVisible(augmentationsVisible);
+  }
+
+  void draw(const FrameResult& result, const render::DrawTarget& target) {
+    if (lastView.data == nullptr) throw InputError("render: no frame processed yet: call process() first");
+    if (result.frameSize != cv::Size(lastView.width, lastView.height))
+      throw InputError("render: the result is of a " + sizeText(result.frameSize) + " frame, the last frame is " +
+                       sizeText({lastView.width, lastView.height}));
+    ensureRenderer();
+    session::toRgb(lastView, rgb);
+    const TargetResult* tr = nullptr;
+    for (const TargetResult& t : result.targets)
+      if (!targets.empty() && t.id == targets.front().info.id) tr = &t;
+    const double fps = result.timings.total > 0 ? 1000.0 / result.timings.total : 0.0;
+    renderer->draw(rgb, tr, fps, target);
+  }
+};
+
+Session::Session(const SessionOptions& options) : impl_(std::make_unique<Impl>(options)) {}
+Session::Session(const std::string& configPath) : Session(sessionOptionsFromFile(configPath)) {}
+// Members go in reverse order: the renderer and tracker (GL objects) before the context.
+Session::~Session() = default;
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&&) noexcept = default;
+
+TargetId Session::addTarget(const std::string& path, const std::string& name, double widthMetres) {
+  impl_->checkCall("addTarget");
+  checkWidth(widthMetres, "addTarget('" + path + "')");
+  return translated("addTarget", [&] {
+    session::PipelineOptions options = impl_->pipeline;
+    if (widthMetres > 0) options.training.widthMetres = widthMetres;
+    session::LoadedTarget loaded = session::loadTarget(path, options, impl_->caps);
+    const std::string shownName = name.empty() ? std::filesystem::path(path).filename().string() : name;
+    return impl_->add(std::move(loaded), shownName, widthMetres);
+  });
+}
+
+TargetId Session::addTarget(const cv::Mat& image, const std::string& name, double widthMetres) {
+  impl_->checkCall("addTarget");
+  const std::string label = name.empty() ? std::string("<image>") : name;
+  checkWidth(widthMetres, "addTarget('" + label + "')");
+  if (image.empty()) throw InputError("addTarget('" + label + "'): the image is empty (0x0)");
+  if (image.type() != CV_8UC1 && image.type() != CV_8UC3 && image.type() != CV_8UC4)
+    throw InputError("addTarget('" + label + "'): image type " + cv::typeToString(image.type()) +
+                     ": expected CV_8UC1 (grey), CV_8UC3 (BGR) or CV_8UC4 (BGRA)");
+  return translated("addTarget", [&] {
+    cv::Mat gray = image;
+    if (image.channels() == 3) cv::cvtColor(image, gray, cv::COLOR_BGR2GRAY);
+    if (image.channels() == 4) cv::cvtColor(image, gray, cv::COLOR_BGRA2GRAY);
+    session::PipelineOptions options = impl_->pipeline;
+    if (widthMetres > 0) options.training.widthMetres = widthMetres;
+    session::LoadedTarget loaded = session::trainTargetImage(gray, label, options, impl_->caps);
+    loaded.source = "<image>";
+    return impl_->add(std::move(loaded), label, widthMetres);
+  });
+}
+
+void Session::removeTarget(TargetId id) {
+  impl_->checkCall("removeTarget", false);
+  Impl::Target& t = impl_->find(id, "removeTarget");
+  if (impl_->gpuReleased) {
+    impl_->tracker.reset();  // holds no GL objects while released
+  } else {
+    impl_->tracker.reset();
+    impl_->renderer.reset();
+  }
+  impl_->targets.erase(impl_->targets.begin() + (&t - impl_->targets.data()));
+}
+
+std::vector<TargetInfo> Session::targets() const {
+  std::vector<TargetInfo> out;
+  for (const Impl::Target& t : impl_->targets) out.push_back(t.info);
+  return out;
+}
+
+TargetInfo Session::target(TargetId id) const { return impl_->find(id, "target").info; }
+
+void Session::resetTracking() {
+  if (impl_->tracker) impl_->tracker->reset();
+}
+
+FrameResult Session::process(const cv::Mat& frame, long long timestampNs) {
+  impl_->checkCall("process");
+  const ImageView view = session::viewOf(frame, "process");
+  FrameResult r = translated("process", [&] { return impl_->process(view, timestampNs); });
+  impl_->lastMat = frame;  // keeps the pixels for render() (shared, not copied)
+  return r;
+}
+
+FrameResult Session::process(const ImageView& frame, long long timestampNs) {
+  FrameResult r = translated("process", [&] { return impl_->process(frame, timestampNs); });
+  impl_->lastMat.release();
+  return r;
+}
+
+std::optional<Calibration> Session::calibration() const {
+  if (!impl_->calibration) return std::nullopt;
+  const tracker::CameraCalibration& c = *impl_->calibration;
+  return Calibration{c.K, c.distortion, c.imageSize, c.source};
+}
+
+void Session::render(const FrameResult& result, const Viewport& viewport) {
+  impl_->checkCall("render");
+  if (viewport.width <= 0 || viewport.height <= 0)
+    throw InputError("render: viewport " + std::to_string(viewport.width) + "x" + std::to_string(viewport.height) +
+                     ": expected a width and height > 0");
+  translated("render", [&] {
+    GLint framebuffer = 0, depthBits = 0;
+    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &framebuffer);
+    glGetIntegerv(GL_DEPTH_BITS, &depthBits);
+    render::DrawTarget target;
+    target.framebuffer = static_cast<unsigned int>(framebuffer);
+    target.width = viewport.width;
+    target.height = viewport.height;
+    target.x = viewport.x;
+    target.y = viewport.y;
+    target.yDown = framebuffer != 0;  // offscreen: row 0 on top, as read back into a cv::Mat
+    target.hasDepth = depthBits > 0;
+    impl_->draw(result, target);
+    glBindFramebuffer(GL_FRAMEBUFFER, static_cast<GLuint>(framebuffer));
+  });
+}
+
+cv::Mat Session::renderToImage(const FrameResult& result) {
+  impl_->checkCall("renderToImage");
+  return translated("renderToImage", [&] {
+    if (impl_->lastView.data == nullptr) throw InputError("renderToImage: no frame processed yet: call process() first");
+    const cv::Size size(impl_->lastView.width, impl_->lastView.height);
+    if (!impl_->offscreen || impl_->offscreen->width() != size.width || impl_->offscreen->height() != size.height)
+      impl_->offscreen.emplace(impl_->caps, size.width, size.height);
+    impl_->draw(result, impl_->offscreen->drawTarget());
+    return impl_->offscreen->read();
+  });
+}
+
+void Session::setOverlayVisible(bool visible) {
+  impl_->overlayVisible = visible;
+  if (impl_->renderer) impl_->renderer->setOverlayVisible(visible);
+}
+
+void Session::setAugmentationsVisible(bool visible) {
+  impl_->augmentationsVisible = visible;
+  if (impl_->renderer) impl_->renderer->setAugmentationsVisible(visible);
+}
+
+std::array<float, 16> Session::projectionMatrix(double nearPlane, double farPlane) const {
+  if (!impl_->calibration)
+    throw InputError("projectionMatrix: the camera is not known yet: give SessionOptions::calibration or process a frame");
+  return translated("projectionMatrix", [&] {
+    return session::columnMajor(
+        session::glProjection(impl_->calibration->K, impl_->calibration->imageSize, nearPlane, farPlane));
+  });
+}
+
+std::array<float, 16> Session::viewMatrix(const Pose& pose) { return session::columnMajor(session::glView(pose.R, pose.t)); }
+
+void Session::releaseGpu() {
+  impl_->checkCall("releaseGpu", false);
+  if (impl_->gpuReleased) return;
+  impl_->offscreen.reset();
+  impl_->renderer.reset();
+  if (impl_->tracker) impl_->tracker->releaseGpu();
+  impl_->context.reset();  // destroys an owned context; forgets an adopted one
+  impl_->gpuReleased = true;
+}
+
+void Session::restoreGpu() {
+  if (!impl_->gpuReleased) return;
+  translated("restoreGpu", [&] {
+    impl_->makeContext();
+    if (impl_->tracker) impl_->tracker->restoreGpu(impl_->caps);
+  });
+}
+
+bool Session::hasGpu() const { return !impl_->gpuReleased; }
+const config::Config& Session::config() const { return impl_->options.config; }
+std::string Session::gpuRenderer() const { return impl_->caps.glRenderer; }
+std::string Session::glVersion() const { return impl_->caps.glVersion; }
+std::string Session::contextDescription() const {
+  return impl_->context ? impl_->context->platformDescription() : std::string("released");
+}
+std::vector<std::string> Session::warnings() const { return impl_->pipeline.warnings; }
+
+}  // namespace nft
