@@ -85,6 +85,26 @@ TargetInfo infoOf(const session::LoadedTarget& t, TargetId id, const std::string
   return info;
 }
 
+/// Keeps the caller's framebuffer binding and viewport across the Session's GPU passes (which bind
+/// their own): an app that adopted its context finds its state as it left it.
+class CallerGlState {
+ public:
+  CallerGlState() {
+    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &framebuffer_);
+    glGetIntegerv(GL_VIEWPORT, viewport_);
+  }
+  ~CallerGlState() {
+    glBindFramebuffer(GL_FRAMEBUFFER, static_cast<GLuint>(framebuffer_));
+    glViewport(viewport_[0], viewport_[1], viewport_[2], viewport_[3]);
+  }
+  CallerGlState(const CallerGlState&) = delete;
+  CallerGlState& operator=(const CallerGlState&) = delete;
+
+ private:
+  GLint framebuffer_ = 0;
+  GLint viewport_[4] = {0, 0, 0, 0};
+};
+
 void checkWidth(double widthMetres, const std::string& context) {
   if (!std::isfinite(widthMetres) || widthMetres < 0.0)
     throw InputError(context + ": widthMetres = " + std::to_string(widthMetres) +
@@ -164,7 +184,8 @@ struct Session::Impl {
     gpuReleased = false;
   }
 
-  /// Every call that touches GL: on the Session's thread, with its GPU objects there.
+  /// Every call that touches GL: on the Session's thread, with its GPU objects there. An owned
+  /// context is made current again if something else (another Session) took the thread.
   void checkCall(const char* call, bool needsGpu = true) const {
     if (std::this_thread::get_id() != thread)
       throw GpuError(std::string(call) +
@@ -172,6 +193,8 @@ struct Session::Impl {
                      "restoreGpu()): its GL context is current there only");
     if (needsGpu && gpuReleased)
       throw GpuError(std::string(call) + ": the GPU objects were released (releaseGpu()): call restoreGpu() first");
+    if (needsGpu && context && context->ownsContext() && !context->isCurrent())
+      translated(call, [&] { context->makeCurrent(); });
   }
 
   Target& find(TargetId id, const char* call) {
@@ -227,6 +250,7 @@ struct Session::Impl {
     checkCall("process");
     session::checkView(view, "process");
     const auto start = Clock::now();
+    const CallerGlState callerState;
     acceptFrameSize({view.width, view.height});
     ensureTracker();
     const auto convertStart = Clock::now();
@@ -313,6 +337,7 @@ TargetId Session::addTarget(const std::string& path, const std::string& name, do
   return translated("addTarget", [&] {
     session::PipelineOptions options = impl_->pipeline;
     if (widthMetres > 0) options.training.widthMetres = widthMetres;
+    const CallerGlState callerState;
     session::LoadedTarget loaded = session::loadTarget(path, options, impl_->caps);
     const std::string shownName = name.empty() ? std::filesystem::path(path).filename().string() : name;
     return impl_->add(std::move(loaded), shownName, widthMetres);
@@ -333,6 +358,7 @@ TargetId Session::addTarget(const cv::Mat& image, const std::string& name, doubl
     if (image.channels() == 4) cv::cvtColor(image, gray, cv::COLOR_BGRA2GRAY);
     session::PipelineOptions options = impl_->pipeline;
     if (widthMetres > 0) options.training.widthMetres = widthMetres;
+    const CallerGlState callerState;
     session::LoadedTarget loaded = session::trainTargetImage(gray, label, options, impl_->caps);
     loaded.source = "<image>";
     return impl_->add(std::move(loaded), label, widthMetres);
@@ -389,6 +415,7 @@ void Session::render(const FrameResult& result, const Viewport& viewport) {
     throw InputError("render: viewport " + std::to_string(viewport.width) + "x" + std::to_string(viewport.height) +
                      ": expected a width and height > 0");
   translated("render", [&] {
+    const CallerGlState callerState;  // the renderer leaves framebuffer 0 bound: the caller's comes back
     GLint framebuffer = 0, depthBits = 0;
     glGetIntegerv(GL_FRAMEBUFFER_BINDING, &framebuffer);
     glGetIntegerv(GL_DEPTH_BITS, &depthBits);
@@ -401,7 +428,6 @@ void Session::render(const FrameResult& result, const Viewport& viewport) {
     target.yDown = framebuffer != 0;  // offscreen: row 0 on top, as read back into a cv::Mat
     target.hasDepth = depthBits > 0;
     impl_->draw(result, target);
-    glBindFramebuffer(GL_FRAMEBUFFER, static_cast<GLuint>(framebuffer));
   });
 }
 
@@ -412,6 +438,7 @@ cv::Mat Session::renderToImage(const FrameResult& result) {
     const cv::Size size(impl_->lastView.width, impl_->lastView.height);
     if (!impl_->offscreen || impl_->offscreen->width() != size.width || impl_->offscreen->height() != size.height)
       impl_->offscreen.emplace(impl_->caps, size.width, size.height);
+    const CallerGlState callerState;
     impl_->draw(result, impl_->offscreen->drawTarget());
     return impl_->offscreen->read();
   });
@@ -452,6 +479,7 @@ void Session::restoreGpu() {
   if (!impl_->gpuReleased) return;
   translated("restoreGpu", [&] {
     impl_->makeContext();
+    const CallerGlState callerState;
     if (impl_->tracker) impl_->tracker->restoreGpu(impl_->caps);
   });
 }

@@ -16,8 +16,10 @@
 // Threads and GL: a Session makes every GL call on the thread that created it (or last called
 // restoreGpu()), on the GL context that was current there then — its own headless one, or the
 // app's when adopted (SessionOptions::adoptCurrentContext). Each public call checks it comes from
-// that thread (nft::GpuError otherwise); with an adopted context the app keeps it current there.
-// A Session is move-only.
+// that thread (nft::GpuError otherwise); with an adopted context the app keeps it current there,
+// an owned one the Session makes current again when needed (several Sessions on one thread).
+// Every call leaves the caller's framebuffer binding and viewport as they were. A Session is
+// move-only.
 //
 // Errors: every failure is an nft::Error (include/nft/error.h) naming the argument and what was
 // expected; a call that throws changes nothing, and the Session stays usable.
