@@ -18,6 +18,9 @@ PACKAGES=(
   # reference compiler (glslangValidator) for the shaders' GLSL ES 1.00 conformance test
   libgtest-dev libgmock-dev libbenchmark-dev
   xvfb xauth glslang-tools
+  # The API reference of the public headers (target nft_docs, test docs.api_reference); the
+  # corner comparison of scripts/test-package.sh
+  doxygen python3
   # The libFuzzer targets of tests/fuzz/ (CI runs them briefly): clang, compiler-rt's libFuzzer
   clang libclang-rt-14-dev
   # Real sample images (graf1.png, building.jpg): nft_replay's built-in default input is

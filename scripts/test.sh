@@ -11,3 +11,4 @@ echo "== GPU the tests run on =="
 build/release/apps/nft_gpuinfo
 echo "== Test suite =="
 ctest --preset release -j "$(nproc)"
+scripts/test-package.sh --build-dir build/release  # the installed package as an app uses it (examples/)

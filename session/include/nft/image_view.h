@@ -46,7 +46,7 @@ struct ImageView {
   /// Bytes from one row of the first plane to the next, ≥ width · bytesPerPixel(format);
   /// 0 means tightly packed (exactly width · bytesPerPixel).
   int stride = 0;
-  PixelFormat format = PixelFormat::Gray8;
+  PixelFormat format = PixelFormat::Gray8;  ///< Pixel layout of the planes.
   /// Chroma planes of NV21 / NV12 / I420 when they are not contiguous with the Y plane; see the
   /// class comment. Ignored for the other formats.
   const std::uint8_t* chroma[2] = {nullptr, nullptr};

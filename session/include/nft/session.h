@@ -76,7 +76,9 @@ class Session {
   /// Same as Session(sessionOptionsFromFile(configPath)).
   explicit Session(const std::string& configPath);
   ~Session();
+  /// Takes over another Session (its GL objects, targets and tracking state).
   Session(Session&&) noexcept;
+  /// Takes over another Session, releasing this one's.
   Session& operator=(Session&&) noexcept;
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -86,6 +88,7 @@ class Session {
   /// Adds a target from a file: a trained model (.nftm, made by nft_train) or an image (PNG,
   /// JPEG, anything cv::imread reads), trained here with the config's target and detector
   /// settings (seconds on llvmpipe for a 1000-pixel image).
+  /// @param path        the model or image file.
   /// @param name        how results name it; "" = the file name.
   /// @param widthMetres the printed target's width, metres (> 0: poses in metres); 0 = the
   ///                    model's width (.nftm) or the config's target.width_m (images).
@@ -112,6 +115,7 @@ class Session {
 
   /// Tracks the targets in one frame: CV_8UC1 grey, CV_8UC3 BGR or CV_8UC4 BGRA, any row
   /// stride. The frame is not copied; render() draws it until the next process().
+  /// @param frame       the camera image.
   /// @param timestampNs the frame's capture time, nanoseconds (monotonic; reported back).
   /// @throws nft::InputError for an empty frame, another type, or another size than the
   ///   Session's frames so far (or than SessionOptions::calibration's); nft::GpuError.
@@ -151,7 +155,7 @@ class Session {
   /// clip coordinates, for a viewport covering exactly the camera image; depth near → −1,
   /// far → +1. With viewMatrix() a target point X lands at the window position
   /// (u + 0.5, H − v − 0.5) of its cv::projectPoints pixel (u, v) (distortion aside).
-  /// @param near, far clipping distances in the pose's unit, 0 < near < far.
+  /// @param nearPlane, farPlane clipping distances in the pose's unit, 0 < nearPlane < farPlane.
   /// @throws nft::InputError before the camera is known or for bad near/far.
   std::array<float, 16> projectionMatrix(double nearPlane, double farPlane) const;
   /// The OpenGL view (model-view) matrix of a pose, column-major: target coordinates → eye

@@ -49,7 +49,7 @@ struct TargetQuality {
 
 /// A target known to the Session.
 struct TargetInfo {
-  TargetId id = 0;
+  TargetId id = 0;              ///< The id addTarget() returned.
   std::string name;             ///< As given to addTarget() (the file name when none was given).
   std::string source;           ///< The file it came from, or "<image>" for a cv::Mat.
   double widthMetres = 0.0;     ///< Physical width; poses are in metres when > 0, else in target pixels.
@@ -58,7 +58,7 @@ struct TargetInfo {
   int trackingPatches = 0;      ///< NCC patches the tracking lane follows.
   bool trained = false;         ///< True when trained by addTarget(), false when loaded from a .nftm model.
   double loadSeconds = 0.0;     ///< Time spent training or loading, seconds.
-  TargetQuality quality;
+  TargetQuality quality;        ///< How well the tracker will find it.
 };
 
 /// What the tracker did for a target in a frame.
@@ -80,14 +80,14 @@ struct Pose {
 
 /// One target's outcome in one frame.
 struct TargetResult {
-  TargetId id = 0;
-  std::string name;
-  TrackingState state = TrackingState::Detecting;
+  TargetId id = 0;                                 ///< The target's id.
+  std::string name;                                ///< The target's name.
+  TrackingState state = TrackingState::Detecting;  ///< Which lane produced the result.
   /// True when homography, pose and corners below hold for this frame.
   bool found = false;
   /// Target-image pixels (TargetInfo::imageSize) → frame pixels, H(2,2) = 1.
   cv::Matx33d homography = cv::Matx33d::eye();
-  Pose pose;
+  Pose pose;  ///< The camera pose (valid when found).
   /// The target image's corners (0,0), (w,0), (w,h), (0,h) in frame pixels (upper left, upper
   /// right, lower right, lower left); empty when not found.
   std::vector<cv::Point2f> corners;
@@ -97,8 +97,10 @@ struct TargetResult {
   int searched = 0;
   /// Mean reprojection error of the inliers under `pose`, pixels.
   double reprojectionErrorPx = 0.0;
-  /// The tracking lane's inlier patches (target pixels, frame pixels), for overlays.
-  std::vector<cv::Point2f> inlierTargetPoints, inlierFramePoints;
+  /// The tracking lane's inlier patches in the target image, target pixels, for overlays.
+  std::vector<cv::Point2f> inlierTargetPoints;
+  /// The same patches in the frame, frame pixels (same order).
+  std::vector<cv::Point2f> inlierFramePoints;
   /// Why the target was not found (or why tracking was lost when a detection then found it).
   std::string rejection;
 };
@@ -130,15 +132,15 @@ struct FrameResult {
   cv::Size frameSize;
   /// One entry per target the Session reports, in the order of targets().
   std::vector<TargetResult> targets;
-  FrameTimings timings;
+  FrameTimings timings;  ///< Time spent in each stage of this call.
 };
 
 /// Where render() draws, in the framebuffer the caller has bound: pixels, (x, y) the lower-left
 /// corner as in glViewport. The camera image keeps its aspect ratio inside it (bars in the
 /// config's clear colour).
 struct Viewport {
-  int x = 0;
-  int y = 0;
+  int x = 0;       ///< Left edge, pixels.
+  int y = 0;       ///< Bottom edge, pixels.
   int width = 0;   ///< > 0.
   int height = 0;  ///< > 0.
 };

@@ -1,0 +1,341 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2317  # the check functions are called through check()
+# The library as an app gets it (issue 19): builds libnft, installs it into a fresh temporary
+# prefix, builds examples/minimal (and examples/camera) against that prefix only — the CMake
+# package and the pkg-config file, from copies of the examples outside the source tree —, runs
+# them on the real videos and checks that minimal's corners equal nft_replay's on every frame.
+# scripts/test.sh runs it after the test suite, on build/release.
+set -euo pipefail
+
+usage() {
+  cat <<'EOF'
+Usage: scripts/test-package.sh [--build-dir DIR] [--static] [--keep] [--camera-frames N]
+
+Installs libnft from DIR (configured and built there first when needed) into a temporary prefix,
+and checks the installed package as an app uses it:
+  - the install tree: the library, the public headers only, nftConfig.cmake, nft.pc;
+  - find_package(nft) fails without the prefix, and for an incompatible version;
+  - examples/minimal, built with CMake against the prefix only (CMAKE_PREFIX_PATH), run on the
+    real videos cmu_book and tmt_bookI: every frame's corners equal nft_replay's within 0.01 px,
+    and the target found in the same frames;
+  - the same minimal.cpp built with `c++ ... $(pkg-config --cflags --libs nft)` prints the same;
+  - examples/camera, built against the prefix and run under xvfb-run on the video, writes its
+    screenshot (it fails itself on a blank one).
+Ends with "N passed, M failed"; exits 1 if any check failed.
+
+Options:
+  --build-dir DIR    build tree of the project, relative to the repository root (default
+                     build/release; configured with the
+                     release preset when it does not exist; any other new DIR as a Release
+                     build without tests)
+  --static           test a static libnft (-DNFT_SHARED=OFF); the build tree must be (or will be
+                     configured as) static; default DIR then build/package-static
+  --keep             keep the temporary folder (prefix, builds, outputs, logs); it is always
+                     kept when a check fails
+  --camera-frames N  frames examples/camera runs for (default 60)
+  -h, --help         this help
+
+Environment: NFT_DATA_DIR, the real data folder (default ../shared/data from the repository root).
+EOF
+}
+
+build_dir=""
+static=0
+keep=0
+camera_frames=60
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build-dir) build_dir="${2:?--build-dir needs a folder}"; shift 2 ;;
+    --build-dir=*) build_dir="${1#*=}"; shift ;;
+    --static) static=1; shift ;;
+    --keep) keep=1; shift ;;
+    --camera-frames) camera_frames="${2:?--camera-frames needs a number}"; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "test-package: unknown argument '$1' (--help lists them)" >&2; exit 2 ;;
+  esac
+done
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+if [ -z "$build_dir" ]; then
+  if [ "$static" = 1 ]; then build_dir=build/package-static; else build_dir=build/release; fi
+fi
+build_dir="$(realpath -m "$build_dir")"
+data="$(realpath -m "${NFT_DATA_DIR:-../shared/data}")"
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/nft-package.XXXXXX")"
+prefix="$work/prefix"
+mkdir -p "$work/logs" "$work/src" "$work/out"
+passed=0
+failed=0
+skipped=0
+trap 'echo "test-package: stopped by an unexpected error at line $LINENO; outputs in $work" >&2' ERR
+
+finish() {
+  echo
+  if [ "$failed" -gt 0 ] || [ "$keep" = 1 ]; then
+    echo "test-package: outputs and logs kept in $work"
+  else
+    rm -rf "$work"
+  fi
+  local summary="test-package: $passed passed, $failed failed"
+  [ "$skipped" -gt 0 ] && summary+=", $skipped skipped"
+  echo "$summary"
+  if [ "$failed" -eq 0 ]; then exit 0; fi
+  exit 1
+}
+
+# check NAME COMMAND...: runs one check, its output into logs/NAME.log (shown when it fails).
+# The commands are functions whose every step ends in `|| return 1` (set -e does not apply
+# inside a tested function).
+check() {
+  local name="$1"
+  shift
+  local log="$work/logs/${name//[^A-Za-z0-9_.-]/_}.log"
+  if "$@" >"$log" 2>&1; then
+    passed=$((passed + 1))
+    echo "PASS  $name"
+    grep '^>> ' "$log" | sed 's/^>> /      /' || true
+  else
+    failed=$((failed + 1))
+    echo "FAIL  $name (log: $log)"
+    tail -n 40 "$log" | sed 's/^/      /'
+    return 1
+  fi
+}
+
+generator=()
+command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
+# The examples are configured as a stranger's app would be: nothing of ours in the environment.
+clean_env=(env -u CMAKE_PREFIX_PATH -u PKG_CONFIG_PATH -u LD_LIBRARY_PATH -u nft_DIR)
+
+# --- 1. The project's library, installed ---------------------------------------------------------
+build_library() {
+  local want_shared=ON
+  [ "$static" = 1 ] && want_shared=OFF
+  if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+    if [ "$build_dir" = "$root/build/release" ] && [ "$static" = 0 ]; then
+      cmake --preset release || return 1
+    else
+      cmake -S "$root" -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+        -DNFT_BUILD_TESTS=OFF -DNFT_SHARED="$want_shared" || return 1
+    fi
+  fi
+  local shared
+  shared="$(sed -n 's/^NFT_SHARED:BOOL=//p' "$build_dir/CMakeCache.txt")"
+  if [ "$static" = 1 ] && [ "$shared" != OFF ]; then
+    echo "$build_dir builds a shared libnft (NFT_SHARED=$shared); --static needs a static build tree"
+    return 1
+  fi
+  cmake --build "$build_dir" --target nft nft_replay || return 1
+}
+
+install_library() {
+  cmake --install "$build_dir" --prefix "$prefix" || return 1
+  (cd "$prefix" && find . -mindepth 1 | sort) | tee "$work/out/install-tree.txt" | sed 's/^/>> /'
+  local must
+  for must in include/nft/nft.h include/nft/session.h include/nft/config/config.h \
+              include/nft/config/config_error.h; do
+    [ -f "$prefix/$must" ] || { echo "missing: $must"; return 1; }
+  done
+  [ -n "$(find "$prefix" -name nftConfig.cmake)" ] || { echo "missing: nftConfig.cmake"; return 1; }
+  [ -n "$(find "$prefix" -name nftConfigVersion.cmake)" ] || { echo "missing: nftConfigVersion.cmake"; return 1; }
+  [ -n "$(find "$prefix" -name nft.pc)" ] || { echo "missing: nft.pc"; return 1; }
+  [ -n "$(find "$prefix" -name 'libnft.so*' -o -name libnft.a)" ] || { echo "missing: libnft"; return 1; }
+  # Only the public headers: include/nft/*.h and include/nft/config/config{,_error}.h.
+  local stray
+  stray="$(cd "$prefix" && find include -type f |
+           grep -v -E '^include/nft/[a-z_]+\.h$|^include/nft/config/config(_error)?\.h$')" || true
+  [ -z "$stray" ] || { echo "headers that are not public were installed: $stray"; return 1; }
+}
+
+echo "== libnft from $build_dir, installed into $prefix =="
+check "build libnft and nft_replay" build_library || finish
+check "install into a fresh prefix" install_library || finish
+if [ -n "$(find "$prefix" -name 'libnft.so*')" ]; then kind=shared; else kind=static; fi
+pc_dir="$(dirname "$(find "$prefix" -name nft.pc | head -n 1)")"
+lib_dir="$(dirname "$pc_dir")"
+replay="$build_dir/apps/nft_replay"
+
+# --- 2. examples/minimal through the CMake package --------------------------------------------
+cp -r "$root/examples/minimal" "$work/src/minimal"
+
+package_required() {
+  # Without the prefix, find_package(nft REQUIRED) must fail: the build below can only have found
+  # the library in the prefix.
+  mkdir -p "$work/empty"
+  if "${clean_env[@]}" cmake -S "$work/src/minimal" -B "$work/build-noprefix" "${generator[@]}" \
+       -DCMAKE_PREFIX_PATH="$work/empty" >"$work/out/noprefix.txt" 2>&1; then
+    cat "$work/out/noprefix.txt"
+    echo "examples/minimal configured without the installed prefix: nft was found elsewhere"
+    return 1
+  fi
+  grep -q '"nft"' "$work/out/noprefix.txt" || { cat "$work/out/noprefix.txt"; return 1; }
+  echo ">> without the prefix: find_package(nft) fails, as it must"
+  # An incompatible version (the next minor: nftConfigVersion.cmake is SameMinorVersion).
+  local version major minor
+  version="$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build_dir/CMakeCache.txt")"
+  major="${version%%.*}"
+  minor="$(echo "$version" | cut -d. -f2)"
+  mkdir -p "$work/src/version"
+  printf 'cmake_minimum_required(VERSION 3.16)\nproject(v NONE)\nfind_package(nft %s.%s REQUIRED)\n' \
+    "$major" "$((minor + 1))" >"$work/src/version/CMakeLists.txt"
+  if "${clean_env[@]}" cmake -S "$work/src/version" -B "$work/build-version" \
+       -DCMAKE_PREFIX_PATH="$prefix" >"$work/out/version.txt" 2>&1; then
+    echo "find_package(nft $major.$((minor + 1))) accepted version $version"
+    return 1
+  fi
+  echo ">> find_package(nft $major.$((minor + 1))) refuses $version, as it must"
+}
+
+build_minimal() {
+  "${clean_env[@]}" cmake -S "$work/src/minimal" -B "$work/build-minimal" "${generator[@]}" \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON || return 1
+  cmake --build "$work/build-minimal" || return 1
+  local nft_dir
+  nft_dir="$(sed -n 's/^nft_DIR:PATH=//p' "$work/build-minimal/CMakeCache.txt")"
+  case "$nft_dir" in
+    "$prefix"/*) echo ">> nft_DIR = $nft_dir" ;;
+    *) echo "find_package(nft) found $nft_dir, not the prefix"; return 1 ;;
+  esac
+  # Nothing of the source tree on the compile line: only the prefix, OpenCV and the copy.
+  if grep -F -- "$root" "$work/build-minimal/compile_commands.json"; then
+    echo "the minimal build refers to the source tree $root"
+    return 1
+  fi
+}
+
+# compare_corners A B: per frame, found in both or neither, corners within 0.01 px. A and B are
+# nft_replay --poses CSVs or minimal's output.
+compare_corners() {
+  python3 - "$1" "$2" <<'EOF'
+import re, sys
+
+def load(path):
+    frames = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("frame,"):
+                continue
+            m = re.match(r"frame (\d+): (.*)$", line)
+            if m:  # minimal: "frame N: UL x y UR x y LR x y LL x y rvec ... tvec ..." or "not found"
+                rest = m.group(2)
+                if rest == "not found":
+                    frames[int(m.group(1))] = None
+                else:
+                    v = rest.split()
+                    frames[int(m.group(1))] = [float(v[i]) for i in (1, 2, 4, 5, 7, 8, 10, 11)]
+                continue
+            cols = line.split(",")  # nft_replay --poses: frame,state,ulx,...,lly,...
+            frames[int(cols[0])] = [float(c) for c in cols[2:10]] if cols[2] else None
+    return frames
+
+a, b = load(sys.argv[1]), load(sys.argv[2])
+if sorted(a) != sorted(b) or not a:
+    print(f"frames differ: {len(a)} in {sys.argv[1]}, {len(b)} in {sys.argv[2]}")
+    sys.exit(1)
+disagree = [n for n in a if (a[n] is None) != (b[n] is None)]
+both = [n for n in a if a[n] is not None and b[n] is not None]
+diff, worst = 0.0, None
+for n in both:
+    d = max(abs(x - y) for x, y in zip(a[n], b[n]))
+    if d > diff:
+        diff, worst = d, n
+neither = len(a) - len(both) - len(disagree)
+print(f">> {len(a)} frames compared: found in both {len(both)}, in neither {neither}, "
+      f"found/not-found disagreements {len(disagree)}; max corner difference {diff:.4f} px"
+      + (f" (frame {worst})" if worst is not None else "") + " (tolerance 0.01)")
+if disagree:
+    print("frames found by one only:", disagree[:20])
+sys.exit(0 if not disagree and diff <= 0.01 else 1)
+EOF
+}
+
+minimal_equals_replay() {
+  local name="$1" target="$2" video="$3"
+  if [ ! -f "$target" ] || [ ! -f "$video" ]; then
+    echo "missing data: $target, $video (set NFT_DATA_DIR)"
+    return 1
+  fi
+  "$work/build-minimal/minimal" "$target" "$video" >"$work/out/minimal-$name.txt" || return 1
+  "$replay" --target "$target" --video "$video" --poses "$work/out/replay-$name.csv" --no-render \
+    --progress 0 || return 1
+  compare_corners "$work/out/replay-$name.csv" "$work/out/minimal-$name.txt" || return 1
+}
+
+minimal_errors() {
+  # A wrong argument count prints the usage; a missing target is an nft::Error: message, exit 1.
+  local out status
+  out="$("$work/build-minimal/minimal" 2>&1)" && { echo "no arguments: exit 0"; return 1; }
+  echo "$out" | grep -q '^usage: ' || { echo "no arguments: $out"; return 1; }
+  status=0
+  out="$("$work/build-minimal/minimal" "$work/no-such-target.png" "$data/video/cmu_book/book.mp4" 2>&1)" || status=$?
+  if [ "$status" != 1 ] || ! echo "$out" | grep -q 'no-such-target.png'; then
+    echo "missing target: exit $status, $out"
+    return 1
+  fi
+  echo ">> usage without arguments; '$out', exit 1"
+}
+
+echo "== examples/minimal against the installed package only (find_package(nft), $kind) =="
+check "find_package(nft) needs the prefix and a compatible version" package_required || true
+if check "examples/minimal builds against the prefix" build_minimal; then
+  check "minimal = nft_replay on cmu_book" minimal_equals_replay cmu_book \
+    "$data/video/cmu_book/cv_cover.jpg" "$data/video/cmu_book/book.mp4" || true
+  check "minimal = nft_replay on tmt_bookI" minimal_equals_replay tmt_bookI \
+    "$data/video/tmt_bookI/target.png" "$data/video/tmt_bookI/video.mp4" || true
+  check "minimal reports usage and nft::Error" minimal_errors || true
+fi
+
+# --- 3. The same minimal.cpp through pkg-config ------------------------------------------------
+minimal_pkg_config() {
+  local flags pc_static=()
+  [ "$kind" = static ] && pc_static=(--static)
+  flags="$("${clean_env[@]}" PKG_CONFIG_PATH="$pc_dir" pkg-config "${pc_static[@]}" --cflags --libs nft)" || return 1
+  echo ">> pkg-config ${pc_static[*]} --cflags --libs nft: $(echo "$flags" | cut -c1-120)..."
+  # shellcheck disable=SC2086  # the flags are words
+  c++ -std=c++17 -O2 -o "$work/minimal-pc" "$work/src/minimal/minimal.cpp" $flags -Wl,-rpath,"$lib_dir" || return 1
+  "$work/minimal-pc" "$data/video/cmu_book/cv_cover.jpg" "$data/video/cmu_book/book.mp4" \
+    >"$work/out/minimal-pc-cmu_book.txt" || return 1
+  compare_corners "$work/out/minimal-cmu_book.txt" "$work/out/minimal-pc-cmu_book.txt" || return 1
+}
+echo "== examples/minimal through pkg-config (nft.pc) =="
+check "minimal built with pkg-config nft = minimal built with CMake" minimal_pkg_config || true
+
+# --- 4. examples/camera: a window under a virtual X server -------------------------------------
+camera_example() {
+  cp -r "$root/examples/camera" "$work/src/camera" || return 1
+  "${clean_env[@]}" cmake -S "$work/src/camera" -B "$work/build-camera" "${generator[@]}" \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" || return 1
+  cmake --build "$work/build-camera" || return 1
+  local exe="$work/build-camera/camera"
+  if [ ! -x "$exe" ]; then
+    exe="$(find "$work/build-camera" -maxdepth 1 -type f -executable | head -n 1)"
+    [ -n "$exe" ] || { echo "examples/camera built no program"; return 1; }
+  fi
+  local shot="$work/out/camera-screenshot.png"
+  timeout 300 xvfb-run -a -s "-screen 0 1024x768x24" "$exe" \
+    --video "$data/video/cmu_book/book.mp4" --target "$data/video/cmu_book/cv_cover.jpg" \
+    --frames "$camera_frames" --screenshot "$shot" || return 1
+  [ -s "$shot" ] || { echo "no screenshot $shot"; return 1; }
+  [ "$(head -c 8 "$shot" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || { echo "$shot is not a PNG"; return 1; }
+  # The program checks its screenshot is not blank; this is a second, cruder look: a frame of
+  # the video compresses to about 400 KB of PNG, a uniform picture to a few KB.
+  local bytes
+  bytes="$(stat -c %s "$shot")"
+  if [ "$bytes" -lt 50000 ]; then
+    echo "$shot is only $bytes bytes: an almost uniform picture, not the video with augmentations"
+    return 1
+  fi
+  echo ">> $camera_frames frames in a window, screenshot $bytes bytes"
+}
+echo "== examples/camera against the installed package =="
+if [ -f "$root/examples/camera/CMakeLists.txt" ]; then
+  check "examples/camera builds and runs under xvfb-run" camera_example || true
+else
+  skipped=$((skipped + 1))
+  echo "SKIP  examples/camera: the folder does not exist yet"
+fi
+
+finish

@@ -1,0 +1,66 @@
+# ctest package.public_headers (tests/package/CMakeLists.txt). Arguments: -DBUILD_DIR (the
+# configured build tree), -DSOURCE_DIR, -DWORK_DIR (scratch), -DCXX (the C++ compiler),
+# -DOPENCV_INCLUDE_DIRS (a list).
+cmake_minimum_required(VERSION 3.22)
+
+foreach(var IN ITEMS BUILD_DIR SOURCE_DIR WORK_DIR CXX OPENCV_INCLUDE_DIRS)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "compile_public_headers.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+
+# 1. The public headers as `cmake --install` lays them out, through the real install rules.
+set(prefix "${WORK_DIR}/prefix")
+file(REMOVE_RECURSE "${WORK_DIR}")
+execute_process(COMMAND "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}" --component nft_headers
+  RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "installing the public headers failed:\n${out}${err}")
+endif()
+file(GLOB_RECURSE installed RELATIVE "${prefix}" "${prefix}/*")
+file(GLOB_RECURSE headers RELATIVE "${prefix}/include" "${prefix}/include/nft/*.h")
+
+# 2. Exactly the public headers: session/include/nft/*.h, and config.h with config_error.h.
+file(GLOB public RELATIVE "${SOURCE_DIR}/session/include" "${SOURCE_DIR}/session/include/nft/*.h")
+set(expected)
+foreach(h IN LISTS public ITEMS nft/config/config.h nft/config/config_error.h)
+  list(APPEND expected "include/${h}")
+endforeach()
+list(SORT expected)
+list(SORT installed)
+if(NOT installed STREQUAL expected)
+  string(REPLACE ";" "\n  " installed_lines "${installed}")
+  string(REPLACE ";" "\n  " expected_lines "${expected}")
+  message(NOTICE "Installed:\n  ${installed_lines}\nExpected:\n  ${expected_lines}")
+  message(FATAL_ERROR "the installed headers are not the public ones (above)")
+endif()
+foreach(must IN ITEMS nft/nft.h nft/session.h nft/config/config.h)
+  if(NOT must IN_LIST headers)
+    message(FATAL_ERROR "${must} was not installed")
+  endif()
+endforeach()
+
+# 3. Each header alone: -fsyntax-only, the project's warnings (cmake/NftTarget.cmake) as errors.
+set(flags -std=c++17 -fsyntax-only -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wconversion
+          -Wno-sign-conversion -Werror -I "${prefix}/include")
+foreach(dir IN LISTS OPENCV_INCLUDE_DIRS)
+  list(APPEND flags -isystem "${dir}")
+endforeach()
+set(failed)
+foreach(h IN LISTS headers)
+  string(MAKE_C_IDENTIFIER "${h}" name)
+  set(tu "${WORK_DIR}/tu/${name}.cpp")
+  file(WRITE "${tu}" "#include <${h}>\n")
+  execute_process(COMMAND "${CXX}" ${flags} "${tu}" RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(status EQUAL 0)
+    message(STATUS "ok    #include <${h}>")
+  else()
+    message(NOTICE "FAIL  #include <${h}>\n${out}${err}")
+    list(APPEND failed "${h}")
+  endif()
+endforeach()
+list(LENGTH headers n)
+if(failed)
+  message(FATAL_ERROR "public headers that do not compile alone: ${failed}")
+endif()
+message(STATUS "${n} public headers installed, each compiles alone")
