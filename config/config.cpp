@@ -448,7 +448,8 @@ const std::vector<Section>& schema() {
     s.push_back({"matcher",
                  {enumField("backend", &Config::matcher, &MatcherConfig::backend, kBackends),
                   numberField("ratio", &Config::matcher, &MatcherConfig::ratio, openClosed(0, 1)),
-                  boolField("cross_check", &Config::matcher, &MatcherConfig::crossCheck)}});
+                  boolField("cross_check", &Config::matcher, &MatcherConfig::crossCheck),
+                  intField("shortlist", &Config::matcher, &MatcherConfig::shortlist, closed(1, 64))}});
     s.push_back({"ransac",
                  {enumField("method", &Config::ransac, &RansacConfig::method, kRansacMethods),
                   numberField("threshold_px", &Config::ransac, &RansacConfig::thresholdPx, above(0)),
@@ -478,7 +479,9 @@ const std::vector<Section>& schema() {
                   numberField("min_inlier_fraction", &Config::tracking, &TrackingConfig::minInlierFraction,
                               closed(0, 1)),
                   intField("retrack_lost_frames", &Config::tracking, &TrackingConfig::retrackLostFrames, atLeast(0)),
-                  boolField("refine_detections", &Config::tracking, &TrackingConfig::refineDetections)}});
+                  boolField("refine_detections", &Config::tracking, &TrackingConfig::refineDetections),
+                  intField("max_targets", &Config::tracking, &TrackingConfig::maxTargets, closed(1, 64)),
+                  intField("search_every", &Config::tracking, &TrackingConfig::searchEvery, atLeast(0))}});
     s.push_back({"motion", {enumField("model", &Config::motion, &MotionConfig::model, kMotionModels)}});
     s.push_back({"pose", {boolField("refine", &Config::pose, &PoseConfig::refine)}});
     s.push_back({"camera",

@@ -144,6 +144,10 @@ struct MatcherConfig {
   /// `cross_check`: also require the target descriptor's nearest frame descriptor to be the
   /// query (CPU backend only). Boolean. Default false.
   bool crossCheck = false;
+  /// `shortlist`: with several targets, how many of the targets the inverted index ranks best
+  /// (detection/vocabulary.h) are matched and verified per detection. Integer in [1, 64].
+  /// Default 3.
+  int shortlist = 3;
 };
 
 /// `ransac:` robust homography of the detection lane (tracker/detection_lane.h).
@@ -223,6 +227,13 @@ struct TrackingConfig {
   /// `refine_detections`: refine each detection with the tracking lane in the same frame.
   /// true | false. Default true.
   bool refineDetections = true;
+  /// `max_targets`: most targets tracked at once, each by its own tracking lane. Integer in
+  /// [1, 64]. Default 8.
+  int maxTargets = 8;
+  /// `search_every`: with several targets, while at least one is tracked (and fewer than
+  /// max_targets), the detection lane looks for the others every N frames, the tracked targets'
+  /// keypoints masked; 0 = only when none is tracked. Integer >= 0. Default 5.
+  int searchEvery = 5;
 };
 
 /// `motion:` pose prediction between frames.

@@ -1,6 +1,6 @@
 #include "detection/target_model_io.h"
 
-#include <zlib.h>
+#include "detection/binary_io.h"
 
 #include <cstring>
 #include <filesystem>
@@ -15,9 +15,10 @@ namespace nft::detection {
 
 namespace {
 
+using binary::Reader;
+using binary::Writer;
+
 constexpr char kMagic[4] = {'N', 'F', 'T', 'M'};
-constexpr size_t kHeaderSize = 4 + 4 + 8;  // magic, version, payload size
-constexpr size_t kChecksumSize = 4;
 // Limits on what a model may hold, so a corrupt size cannot ask for gigabytes.
 constexpr std::uint32_t kMaxSide = 16384;
 constexpr std::uint32_t kMaxKeypoints = 1u << 20;
@@ -27,85 +28,15 @@ constexpr std::uint32_t kMaxWarningLength = 4096;
 
 static_assert(std::numeric_limits<float>::is_iec559, "the model file stores IEEE-754 floats");
 
-// Appends plain values in little-endian order (x86 and ARM Linux are little-endian; the check
-// below refuses to build elsewhere rather than write files other machines misread).
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "target model I/O assumes a little-endian host");
-
-class Writer {
- public:
-  template <typename T>
-  void put(T value) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    const auto* p = reinterpret_cast<const unsigned char*>(&value);
-    bytes_.insert(bytes_.end(), p, p + sizeof(T));
-  }
-  void putBytes(const void* data, size_t size) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    bytes_.insert(bytes_.end(), p, p + size);
-  }
-  std::vector<unsigned char>& bytes() { return bytes_; }
-
- private:
-  std::vector<unsigned char> bytes_;
-};
-
-class Reader {
- public:
-  Reader(const unsigned char* data, size_t size, const std::string& path) : data_(data), size_(size), path_(path) {}
-  template <typename T>
-  T get(const char* what) {
-    T value;
-    need(sizeof(T), what);
-    std::memcpy(&value, data_ + offset_, sizeof(T));
-    offset_ += sizeof(T);
-    return value;
-  }
-  void getBytes(void* out, size_t size, const char* what) {
-    need(size, what);
-    std::memcpy(out, data_ + offset_, size);
-    offset_ += size;
-  }
-  std::uint32_t count(const char* what, std::uint32_t max) {
-    const auto n = get<std::uint32_t>(what);
-    if (n > max) fail(std::string(what) + " is " + std::to_string(n) + ", more than the " + std::to_string(max) + " allowed");
-    return n;
-  }
-  size_t remaining() const { return size_ - offset_; }
-  [[noreturn]] void fail(const std::string& why) const {
-    throw std::runtime_error("target model '" + path_ + "': " + why + " (corrupt file?)");
-  }
-
- private:
-  void need(size_t n, const char* what) const {
-    if (n > size_ - offset_) fail(std::string("payload ends inside ") + what);
-  }
-  const unsigned char* data_;
-  size_t size_;
-  size_t offset_ = 0;
-  std::string path_;
-};
-
-std::uint32_t crc(const unsigned char* data, size_t size) {
-  uLong c = crc32(0L, Z_NULL, 0);
-  // zlib's crc32 takes uInt lengths: feed large payloads in chunks.
-  while (size > 0) {
-    const uInt chunk = static_cast<uInt>(std::min<size_t>(size, 1u << 30));
-    c = crc32(c, data, chunk);
-    data += chunk;
-    size -= chunk;
-  }
-  return static_cast<std::uint32_t>(c);
-}
-
 }  // namespace
 
-void saveTargetModel(const TargetModel& model, const std::string& path) {
+std::vector<unsigned char> encodeTargetModel(const TargetModel& model) {
   if (model.image.empty() || model.image.type() != CV_8UC1)
-    throw std::invalid_argument("saveTargetModel: the model's image must be a non-empty CV_8UC1 image");
+    throw std::invalid_argument("encodeTargetModel: the model's image must be a non-empty CV_8UC1 image");
   const int length = descriptorLength(model.descriptorType);
   if (model.descriptors.rows != static_cast<int>(model.keypoints.size()) ||
       (!model.keypoints.empty() && (model.descriptors.cols != length || model.descriptors.type() != CV_32F)))
-    throw std::invalid_argument("saveTargetModel: " + std::to_string(model.keypoints.size()) + " keypoints but a " +
+    throw std::invalid_argument("encodeTargetModel: " + std::to_string(model.keypoints.size()) + " keypoints but a " +
                                 std::to_string(model.descriptors.rows) + "x" + std::to_string(model.descriptors.cols) +
                                 " descriptor matrix (expected CV_32F with " + std::to_string(length) + " columns)");
   Writer w;
@@ -142,60 +73,23 @@ void saveTargetModel(const TargetModel& model, const std::string& path) {
     w.put<std::uint32_t>(static_cast<std::uint32_t>(warning.size()));
     w.putBytes(warning.data(), warning.size());
   }
-  const std::vector<unsigned char>& payload = w.bytes();
+  return binary::container(kMagic, kTargetModelVersion, w.bytes());
+}
 
-  const std::string temporary = path + ".part";
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    if (!out) throw std::runtime_error("cannot write target model '" + temporary + "' (for '" + path + "')");
-    out.write(kMagic, 4);
-    const std::uint32_t version = kTargetModelVersion;
-    const std::uint64_t size = payload.size();
-    const std::uint32_t checksum = crc(payload.data(), payload.size());
-    out.write(reinterpret_cast<const char*>(&version), sizeof version);
-    out.write(reinterpret_cast<const char*>(&size), sizeof size);
-    out.write(reinterpret_cast<const char*>(payload.data()), static_cast<std::streamsize>(payload.size()));
-    out.write(reinterpret_cast<const char*>(&checksum), sizeof checksum);
-    out.flush();
-    if (!out) {
-      out.close();
-      std::filesystem::remove(temporary);
-      throw std::runtime_error("error writing target model '" + path + "' (disk full?)");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    std::filesystem::remove(temporary);
-    throw std::runtime_error("cannot write target model '" + path + "': " + ec.message());
-  }
+void saveTargetModel(const TargetModel& model, const std::string& path) {
+  binary::writeAtomically(path, encodeTargetModel(model), "target model");
 }
 
 TargetModel loadTargetModel(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open target model '" + path + "'");
-  const std::vector<unsigned char> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto fail = [&](const std::string& why) { throw std::runtime_error("target model '" + path + "': " + why); };
-  if (file.size() < 4 || std::memcmp(file.data(), kMagic, 4) != 0)
-    fail("not a target model file (no NFTM magic); train one with nft_train");
-  if (file.size() < kHeaderSize) fail("truncated: " + std::to_string(file.size()) + " bytes, shorter than the header");
-  std::uint32_t version = 0;
-  std::uint64_t payloadSize = 0;
-  std::memcpy(&version, file.data() + 4, sizeof version);
-  std::memcpy(&payloadSize, file.data() + 8, sizeof payloadSize);
-  if (version != kTargetModelVersion)
-    fail("format version " + std::to_string(version) + ", but this build reads version " +
-         std::to_string(kTargetModelVersion) + " (retrain the target with this nft_train)");
-  const std::uint64_t expected = kHeaderSize + payloadSize + kChecksumSize;
-  if (payloadSize > file.size() || file.size() != expected)
-    fail("truncated or padded: " + std::to_string(file.size()) + " bytes, the header announces " +
-         std::to_string(expected));
-  const unsigned char* payload = file.data() + kHeaderSize;
-  std::uint32_t stored = 0;
-  std::memcpy(&stored, payload + payloadSize, sizeof stored);
-  if (crc(payload, payloadSize) != stored) fail("checksum mismatch: the file is corrupt");
+  const std::vector<unsigned char> file = binary::readFile(path, "target model");
+  return decodeTargetModel(file, "'" + path + "'");
+}
 
-  Reader r(payload, payloadSize, path);
+TargetModel decodeTargetModel(const std::vector<unsigned char>& file, const std::string& source) {
+  const std::string what = "target model " + source;
+  const auto [payload, payloadSize] =
+      binary::payloadOf(file, kMagic, kTargetModelVersion, what, "target model", "retrain the target with this nft_train");
+  Reader r(payload, payloadSize, what);
   TargetModel m;
   const std::uint32_t width = r.count("image width", kMaxSide);
   const std::uint32_t height = r.count("image height", kMaxSide);

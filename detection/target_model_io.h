@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "detection/target_model.h"
 
@@ -32,5 +33,14 @@ void saveTargetModel(const TargetModel& model, const std::string& path);
 ///         model (magic), another format version (both numbers), truncated (expected and actual
 ///         sizes), checksum mismatch (corrupt), or an implausible value inside.
 TargetModel loadTargetModel(const std::string& path);
+
+/// The bytes saveTargetModel() writes (header, payload, checksum), e.g. to embed a model in a
+/// target database (target_database.h). @throws std::invalid_argument as saveTargetModel().
+std::vector<unsigned char> encodeTargetModel(const TargetModel& model);
+
+/// Parses bytes written by encodeTargetModel(), checked as loadTargetModel() checks a file;
+/// `source` names them in errors ("'a.nftm'", "'book' in 'db.nftdb'").
+/// @throws std::runtime_error "target model <source>: <what is wrong>".
+TargetModel decodeTargetModel(const std::vector<unsigned char>& bytes, const std::string& source);
 
 }  // namespace nft::detection

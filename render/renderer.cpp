@@ -188,7 +188,22 @@ void Renderer::drawFrame(const gpu::Texture& cameraFrame, const std::optional<Po
 
 void Renderer::drawFrame(const gpu::Texture& cameraFrame, const gpu::Rect& frameRegion,
                          const std::optional<Pose>& pose, const DrawTarget& target) {
+  std::vector<Augmentation> augmentations;
+  if (pose) augmentations.push_back({*pose, targetSize_});
+  drawFrame(cameraFrame, frameRegion, augmentations, target);
+}
+
+void Renderer::drawFrame(const gpu::Texture& cameraFrame, const std::vector<Augmentation>& augmentations,
+                         const DrawTarget& target) {
+  drawFrame(cameraFrame, {0, 0, cameraFrame.width(), cameraFrame.height()}, augmentations, target);
+}
+
+void Renderer::drawFrame(const gpu::Texture& cameraFrame, const gpu::Rect& frameRegion,
+                         const std::vector<Augmentation>& augmentations, const DrawTarget& target) {
   const gpu::Rect& r = frameRegion;
+  for (const Augmentation& a : augmentations)
+    if (!(a.targetSize.width > 0) || !(a.targetSize.height > 0))
+      throw std::invalid_argument("Renderer::drawFrame: an augmentation's target size is not positive");
   if (r.width < 1 || r.height < 1 || r.x < 0 || r.y < 0 || r.x + r.width > cameraFrame.width() ||
       r.y + r.height > cameraFrame.height())
     throw std::invalid_argument("Renderer::drawFrame: frame region (" + std::to_string(r.x) + ", " +
@@ -199,7 +214,7 @@ void Renderer::drawFrame(const gpu::Texture& cameraFrame, const gpu::Rect& frame
   if (target.width < 1 || target.height < 1)
     throw std::invalid_argument("Renderer::drawFrame: empty target " + std::to_string(target.width) + "x" +
                                 std::to_string(target.height));
-  if (pose && style_.cube && !target.hasDepth)
+  if (!augmentations.empty() && style_.cube && !target.hasDepth)
     throw std::invalid_argument("Renderer::drawFrame: the cube needs a depth buffer, and this target has none");
 
   // Every piece of state this draw relies on, set here (a compute pass may have left anything).
@@ -235,7 +250,7 @@ void Renderer::drawFrame(const gpu::Texture& cameraFrame, const gpu::Rect& frame
     unitQuad_.drawUnitQuad(background_);
   }
 
-  if (pose) drawAugmentations(*pose, target);
+  for (const Augmentation& a : augmentations) drawAugmentations(a.pose, a.targetSize, target);
   if (overlayInfo_)
     overlay_.draw(*overlayInfo_, target, image, camera_.imageSize);
   else
@@ -244,10 +259,10 @@ void Renderer::drawFrame(const gpu::Texture& cameraFrame, const gpu::Rect& frame
   gpu::checkGl("Renderer::drawFrame");
 }
 
-void Renderer::drawAugmentations(const Pose& pose, const DrawTarget& target) {
+void Renderer::drawAugmentations(const Pose& pose, cv::Size2d targetSize, const DrawTarget& target) {
   const cv::Matx44d modelView = modelViewMatrix(pose);
   const std::array<float, 16> mvp = columnMajor(projectionMatrix(camera_, target.yDown) * modelView);
-  const double w = targetSize_.width, h = targetSize_.height;
+  const double w = targetSize.width, h = targetSize.height;
   auto lineWidth = [&](float px) { return std::clamp(px, lineWidthRange_[0], lineWidthRange_[1]); };
 
   // --- Textured quad: on the plane, blended over the frame, no depth.

@@ -20,6 +20,7 @@
 #include <array>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include <opencv2/core.hpp>
 
@@ -72,6 +73,12 @@ struct AugmentationStyle {
   /// corner on the target's origin), blended with quadOpacity. Skipped while no image is set.
   bool texturedQuad = false;
   double quadOpacity = 1.0;     ///< In [0, 1].
+};
+
+/// One target's augmentation: its pose and its size (width, height) in the pose's unit.
+struct Augmentation {
+  Pose pose;
+  cv::Size2d targetSize;
 };
 
 /// Draws frames: background + augmentations. Owns its GL programs and buffers (made on the
@@ -132,13 +139,21 @@ class Renderer {
   /// @throws std::invalid_argument if the region is empty or outside the texture.
   void drawFrame(const gpu::Texture& cameraFrame, const gpu::Rect& frameRegion, const std::optional<Pose>& pose,
                  const DrawTarget& target);
+  /// Several targets at once: the background, then each augmentation at its pose with its own
+  /// target size (the style's fractions apply to each target's width).
+  /// @throws std::invalid_argument for a non-positive target size, and as above.
+  void drawFrame(const gpu::Texture& cameraFrame, const std::vector<Augmentation>& augmentations,
+                 const DrawTarget& target);
+  /// Same, with the camera image in `frameRegion` of a larger texture.
+  void drawFrame(const gpu::Texture& cameraFrame, const gpu::Rect& frameRegion,
+                 const std::vector<Augmentation>& augmentations, const DrawTarget& target);
   /// Convenience: draws into an OffscreenTarget.
   void drawFrame(const gpu::Texture& cameraFrame, const std::optional<Pose>& pose, const OffscreenTarget& target) {
     drawFrame(cameraFrame, pose, target.drawTarget());
   }
 
  private:
-  void drawAugmentations(const Pose& pose, const DrawTarget& target);
+  void drawAugmentations(const Pose& pose, cv::Size2d targetSize, const DrawTarget& target);
   void resetState() const;
 
   Camera camera_;

@@ -30,6 +30,7 @@ FrameRenderer::FrameRenderer(const gpu::Capabilities& caps, const tracker::Camer
       renderer_(caps, renderCamera(calibration, model.widthMetres > 0), targetSizeOf(model), style),
       style_(style),
       overlay_(overlay) {
+  targetSize_ = targetSizeOf(model);
   frame_.setFilter(gpu::Filter::Linear, gpu::Filter::Linear);
 }
 
@@ -42,6 +43,13 @@ void FrameRenderer::setAugmentationsVisible(bool on) {
 
 void FrameRenderer::draw(const cv::Mat& frameRgb, const TargetResult* result, double fps,
                          const render::DrawTarget& target) {
+  std::vector<std::pair<const TargetResult*, cv::Size2d>> results;
+  if (result != nullptr) results.emplace_back(result, targetSize_);
+  draw(frameRgb, results, fps, target);
+}
+
+void FrameRenderer::draw(const cv::Mat& frameRgb, const std::vector<std::pair<const TargetResult*, cv::Size2d>>& results,
+                         double fps, const render::DrawTarget& target) {
   if (frameRgb.size() != frameSize_ || frameRgb.type() != CV_8UC3 || !frameRgb.isContinuous())
     throw std::invalid_argument("FrameRenderer: frame of " + std::to_string(frameRgb.cols) + "x" +
                                 std::to_string(frameRgb.rows) + " " + cv::typeToString(frameRgb.type()) +
@@ -49,32 +57,48 @@ void FrameRenderer::draw(const cv::Mat& frameRgb, const TargetResult* result, do
                                 std::to_string(frameSize_.height) + " CV_8UC3, tightly packed");
   frame_.upload(frameRgb.data);
 
-  const bool found = result != nullptr && result->found;
+  std::vector<render::Augmentation> augmentations;
+  int found = 0, inliers = 0;
+  std::vector<cv::Point2f> patches;
+  for (const auto& [r, size] : results)
+    if (r != nullptr && r->found) {
+      augmentations.push_back({render::Pose{r->pose.rvec, r->pose.t}, size});
+      ++found;
+      inliers += r->inliers;
+      patches.insert(patches.end(), r->inlierFramePoints.begin(), r->inlierFramePoints.end());
+    }
   if (overlay_) {
     render::OverlayInfo info;
-    std::string state = result != nullptr ? toString(result->state) : "no target";
+    const TargetResult* first = results.empty() ? nullptr : results.front().first;
+    std::string state = first != nullptr ? toString(first->state) : "no target";
     std::transform(state.begin(), state.end(), state.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-    info.state = found || result == nullptr ? state : state + " (not found)";
+    if (results.size() > 1)
+      info.state = state + " (" + std::to_string(found) + " of " + std::to_string(results.size()) + " found)";
+    else
+      info.state = found > 0 || first == nullptr ? state : state + " (not found)";
     info.fps = fps;
-    info.inliers = found ? result->inliers : 0;
-    if (found) info.patches = result->inlierFramePoints;
+    info.inliers = inliers;
+    info.patches = std::move(patches);
     renderer_.setOverlay(std::move(info));
   } else {
     renderer_.setOverlay(std::nullopt);
   }
-  std::optional<render::Pose> pose;
-  if (found) pose = render::Pose{result->pose.rvec, result->pose.t};
   // The cube needs depth: a framebuffer without a depth buffer gets the rest.
-  if (!target.hasDepth && renderer_.style().cube) {
-    render::AugmentationStyle s = renderer_.style();
-    s.cube = false;
-    renderer_.setStyle(s);
-    renderer_.drawFrame(frame_, pose, target);
-    s.cube = true;
-    renderer_.setStyle(s);
+  const render::AugmentationStyle style = renderer_.style();
+  if (!target.hasDepth && style.cube) {
+    render::AugmentationStyle flat = style;
+    flat.cube = false;
+    renderer_.setStyle(flat);
+    try {
+      renderer_.drawFrame(frame_, augmentations, target);
+    } catch (...) {
+      renderer_.setStyle(style);
+      throw;
+    }
+    renderer_.setStyle(style);
     return;
   }
-  renderer_.drawFrame(frame_, pose, target);
+  renderer_.drawFrame(frame_, augmentations, target);
 }
 
 }  // namespace nft::session

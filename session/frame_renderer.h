@@ -38,6 +38,10 @@ class FrameRenderer {
   /// (state, `fps`, inliers, inlier patches; "NO TARGET" without a result) into `target`.
   /// @throws std::invalid_argument for a frame of another size or type; GpuError.
   void draw(const cv::Mat& frameRgb, const TargetResult* result, double fps, const render::DrawTarget& target);
+  /// Several targets: each found one's augmentation with its own size (the pose's unit); the
+  /// overlay shows the first result's state, the number found, their inliers and patches.
+  void draw(const cv::Mat& frameRgb, const std::vector<std::pair<const TargetResult*, cv::Size2d>>& results, double fps,
+            const render::DrawTarget& target);
 
   /// Shows or hides the overlay / the axes and cube (nft_preview's o and a keys).
   void setOverlayVisible(bool on) { overlay_ = on; }
@@ -47,6 +51,7 @@ class FrameRenderer {
 
  private:
   cv::Size frameSize_;
+  cv::Size2d targetSize_;
   gpu::Texture frame_;
   render::Renderer renderer_;
   render::AugmentationStyle style_;

@@ -98,6 +98,9 @@ PipelineOptions pipelineOptions(const config::Config& c, const std::string& sour
 
   p.tracker.trackingEnabled = c.tracking.enabled;
   p.tracker.redetectEvery = c.tracking.redetectEvery;
+  p.maxTargets = c.tracking.maxTargets;
+  p.searchEvery = c.tracking.searchEvery;
+  p.shortlist = c.matcher.shortlist;
   p.tracker.retrackLostFrames = c.tracking.retrackLostFrames;
   p.tracker.refineDetections = c.tracking.refineDetections;
   p.tracker.motion = c.motion.model == config::MotionModel::None ? tracker::MotionModelKind::None

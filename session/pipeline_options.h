@@ -35,6 +35,12 @@ struct PipelineOptions {
   int trainingBoxTaps = 1;
   /// SURF-ES storage for training (the detection lane's is tracker.detection.storage).
   detection::DescriptorStorage trainingStorage = detection::DescriptorStorage::Auto;
+  /// Several targets (config tracking.max_targets, tracking.search_every, matcher.shortlist):
+  /// most tracked at once, frames between searches for the others while some are tracked
+  /// (0 = only when none is), targets verified per detection.
+  int maxTargets = 8;
+  int searchEvery = 5;
+  int shortlist = 3;
   /// config render.enabled: false writes the frames without any GL drawing.
   bool renderEnabled = true;
   /// config render.overlay: the status line and tracked patches over the frame.

@@ -26,6 +26,8 @@
 #include "session/gl_matrices.h"
 #include "session/pipeline_options.h"
 #include "session/target_loader.h"
+#include "session/target_tracking.h"
+#include "detection/target_database.h"
 #include "tracker/tracker.h"
 
 namespace nft {
@@ -59,18 +61,8 @@ auto translated(const std::string& context, F&& f) -> decltype(f()) {
   }
 }
 
-TrackingState publicState(tracker::TrackerState s) {
-  switch (s) {
-    case tracker::TrackerState::Detecting: return TrackingState::Detecting;
-    case tracker::TrackerState::Tracking: return TrackingState::Tracking;
-    case tracker::TrackerState::Lost: return TrackingState::Lost;
-  }
-  return TrackingState::Lost;
-}
-
-TargetInfo infoOf(const session::LoadedTarget& t, TargetId id, const std::string& name) {
+TargetInfo infoOf(const session::LoadedTarget& t, const std::string& name) {
   TargetInfo info;
-  info.id = id;
   info.name = name;
   info.source = t.source;
   info.widthMetres = t.model.widthMetres;
@@ -121,24 +113,18 @@ SessionOptions sessionOptionsFromFile(const std::string& path) {
 }
 
 struct Session::Impl {
-  struct Target {
-    TargetInfo info;
-    session::LoadedTarget loaded;
-  };
-
   SessionOptions options;
   session::PipelineOptions pipeline;
+  // Destroyed in reverse order: the GL objects below before the context.
   std::optional<gpu::Context> context;
   gpu::Capabilities caps;
   std::thread::id thread;
   bool gpuReleased = false;
 
-  std::vector<Target> targets;  // at most one until recognition among several exists
-  TargetId nextId = 1;
   /// The camera at the frames' size once known (the options' calibration, or the config's camera
   /// section sized on the first frame).
   std::optional<tracker::CameraCalibration> calibration;
-  std::optional<tracker::Tracker> tracker;
+  std::optional<session::TargetTracking> tracking;
   std::optional<session::FrameRenderer> renderer;
   std::optional<render::OffscreenTarget> offscreen;
 
@@ -159,6 +145,8 @@ struct Session::Impl {
       // first frame (it is sized to the frames then).
       if (!options.calibration && !options.config.camera.calibration.empty())
         (void)tracker::loadCalibration(options.config.camera.calibration);
+      makeContext();
+      tracking.emplace(pipeline);
       if (options.calibration) {
         const Calibration& c = *options.calibration;
         if (c.imageSize.width <= 0 || c.imageSize.height <= 0)
@@ -166,8 +154,8 @@ struct Session::Impl {
                             ": expected a positive size");
         calibration = tracker::CameraCalibration{c.K, c.distortion, c.imageSize,
                                                 c.source.empty() ? "SessionOptions::calibration" : c.source};
+        tracking->setCalibration(*calibration, caps);
       }
-      makeContext();
     });
   }
 
@@ -197,39 +185,11 @@ struct Session::Impl {
       translated(call, [&] { context->makeCurrent(); });
   }
 
-  Target& find(TargetId id, const char* call) {
-    for (Target& t : targets)
-      if (t.info.id == id) return t;
-    throw InputError(std::string(call) + ": target id " + std::to_string(id) + " is unknown or was removed");
-  }
-
-  /// Makes the tracker once there are a target and a camera.
-  void ensureTracker() {
-    if (tracker || targets.empty() || !calibration) return;
-    const Target& t = targets.front();
-    try {
-      tracker.emplace(caps, t.loaded.model, *calibration, pipeline.tracker);
-    } catch (const std::invalid_argument& e) {
-      throw InputError("target '" + t.info.name + "' cannot be tracked: " + e.what());
-    }
-  }
-
   TargetId add(session::LoadedTarget loaded, const std::string& name, double widthMetres) {
-    if (!targets.empty())
-      throw InputError("addTarget: this Session already has target '" + targets.front().info.name +
-                       "'; recognising several targets at once is not supported yet: removeTarget() it first");
     if (widthMetres > 0) loaded.model.widthMetres = widthMetres;
-    const TargetId id = nextId;
-    Target t{infoOf(loaded, id, name), std::move(loaded)};
-    targets.push_back(std::move(t));
-    try {
-      ensureTracker();
-    } catch (...) {
-      targets.pop_back();
-      throw;
-    }
-    ++nextId;
-    renderer.reset();  // drawn for the new target's size
+    TargetInfo info = infoOf(loaded, name);
+    const TargetId id = tracking->add(std::move(loaded.model), std::move(info));
+    renderer.reset();  // drawn for the targets' sizes
     return id;
   }
 
@@ -243,7 +203,9 @@ struct Session::Impl {
                          ": every frame must have one size (make a new Session for another)");
       return;
     }
-    calibration = session::cameraCalibration(options.config.camera, size);
+    const tracker::CameraCalibration c = session::cameraCalibration(options.config.camera, size);
+    tracking->setCalibration(c, caps);
+    calibration = c;
   }
 
   FrameResult process(const ImageView& view, long long timestampNs) {
@@ -252,7 +214,6 @@ struct Session::Impl {
     const auto start = Clock::now();
     const CallerGlState callerState;
     acceptFrameSize({view.width, view.height});
-    ensureTracker();
     const auto convertStart = Clock::now();
     const cv::Mat image = session::trackableImage(view, scratch);
     FrameResult r;
@@ -260,37 +221,7 @@ struct Session::Impl {
     r.frame = frames;
     r.timestampNs = timestampNs;
     r.frameSize = {view.width, view.height};
-    if (tracker) {
-      tracker::TrackResult t = tracker->track(image);
-      TargetResult& out = r.targets.emplace_back();
-      const Target& target = targets.front();
-      out.id = target.info.id;
-      out.name = target.info.name;
-      out.state = publicState(t.state);
-      out.found = t.found;
-      out.homography = t.homography;
-      out.pose.rvec = t.pose.rvec;
-      out.pose.t = t.pose.tvec;
-      cv::Rodrigues(t.pose.rvec, out.pose.R);
-      out.corners = std::move(t.corners);
-      out.inliers = t.inliers;
-      out.searched = t.searched;
-      out.reprojectionErrorPx = t.reprojectionErrorPx;
-      out.inlierTargetPoints = std::move(t.inlierTargetPoints);
-      out.inlierFramePoints = std::move(t.inlierFramePoints);
-      out.rejection = std::move(t.rejection);
-      const tracker::TrackerTimings& tt = t.timings;
-      r.timings.convert += tt.convert;
-      r.timings.fast = tt.detection.detect;
-      r.timings.describe = tt.detection.describe;
-      r.timings.match = tt.detection.match;
-      r.timings.ransac = tt.detection.ransac;
-      r.timings.detectionPose = tt.detection.pose;
-      r.timings.pyramid = tt.tracking.pyramid;
-      r.timings.coarse = tt.tracking.coarse;
-      r.timings.fine = tt.tracking.fine;
-      r.timings.trackingPose = tt.tracking.pose;
-    }
+    tracking->track(image, r);
     lastView = view;
     ++frames;
     r.timings.total = msSince(start);
@@ -304,7 +235,8 @@ struct Session::Impl {
       m.image = cv::Mat(1, 1, CV_8UC1, cv::Scalar(0));
       return m;
     }();
-    const detection::TargetModel& model = targets.empty() ? kNoTarget : targets.front().loaded.model;
+    const std::vector<TargetInfo> all = tracking->infos();
+    const detection::TargetModel& model = all.empty() ? kNoTarget : tracking->model(all.front().id);
     renderer.emplace(caps, *calibration, model, pipeline.style, overlayVisible);
     renderer->setAugmentationsVisible(augmentationsVisible);
   }
@@ -316,11 +248,15 @@ struct Session::Impl {
                        sizeText({lastView.width, lastView.height}));
     ensureRenderer();
     session::toRgb(lastView, rgb);
-    const TargetResult* tr = nullptr;
-    for (const TargetResult& t : result.targets)
-      if (!targets.empty() && t.id == targets.front().info.id) tr = &t;
+    std::vector<std::pair<const TargetResult*, cv::Size2d>> drawn;
+    for (const TargetResult& t : result.targets) {
+      try {
+        drawn.emplace_back(&t, session::targetSizeOf(tracking->model(t.id)));
+      } catch (const InputError&) {  // removed since: nothing to draw for it
+      }
+    }
     const double fps = result.timings.total > 0 ? 1000.0 / result.timings.total : 0.0;
-    renderer->draw(rgb, tr, fps, target);
+    renderer->draw(rgb, drawn, fps, target);
   }
 };
 
@@ -365,30 +301,34 @@ TargetId Session::addTarget(const cv::Mat& image, const std::string& name, doubl
   });
 }
 
+std::vector<TargetId> Session::loadDatabase(const std::string& path) {
+  impl_->checkCall("loadDatabase");
+  return translated("loadDatabase", [&] {
+    if (!std::filesystem::is_regular_file(path))
+      throw InputError("loadDatabase: target database '" + path + "' does not exist (expected a .nftdb file made by "
+                       "nft_train --database)");
+    detection::TargetDatabase database = detection::TargetDatabase::load(path);
+    const CallerGlState callerState;
+    std::vector<TargetId> ids = impl_->tracking->addDatabase(std::move(database), path);
+    impl_->renderer.reset();
+    return ids;
+  });
+}
+
 void Session::removeTarget(TargetId id) {
   impl_->checkCall("removeTarget", false);
-  Impl::Target& t = impl_->find(id, "removeTarget");
-  if (impl_->gpuReleased) {
-    impl_->tracker.reset();  // holds no GL objects while released
-  } else {
-    impl_->tracker.reset();
-    impl_->renderer.reset();
-  }
-  impl_->targets.erase(impl_->targets.begin() + (&t - impl_->targets.data()));
+  translated("removeTarget", [&] {
+    const CallerGlState callerState;
+    impl_->tracking->remove(id);
+  });
+  impl_->renderer.reset();
 }
 
-std::vector<TargetInfo> Session::targets() const {
-  std::vector<TargetInfo> out;
-  for (const Impl::Target& t : impl_->targets) out.push_back(t.info);
-  return out;
-}
+std::vector<TargetInfo> Session::targets() const { return impl_->tracking->infos(); }
 
-TargetInfo Session::target(TargetId id) const { return impl_->find(id, "target").info; }
+TargetInfo Session::target(TargetId id) const { return impl_->tracking->info(id); }
 
-void Session::resetTracking() {
-  if (impl_->tracker) impl_->tracker->reset();
-}
-
+void Session::resetTracking() { impl_->tracking->resetTracking(); }
 FrameResult Session::process(const cv::Mat& frame, long long timestampNs) {
   impl_->checkCall("process");
   const ImageView view = session::viewOf(frame, "process");
@@ -470,7 +410,7 @@ void Session::releaseGpu() {
   if (impl_->gpuReleased) return;
   impl_->offscreen.reset();
   impl_->renderer.reset();
-  if (impl_->tracker) impl_->tracker->releaseGpu();
+  impl_->tracking->releaseGpu();
   impl_->context.reset();  // destroys an owned context; forgets an adopted one
   impl_->gpuReleased = true;
 }
@@ -480,7 +420,7 @@ void Session::restoreGpu() {
   translated("restoreGpu", [&] {
     impl_->makeContext();
     const CallerGlState callerState;
-    if (impl_->tracker) impl_->tracker->restoreGpu(impl_->caps);
+    impl_->tracking->restoreGpu(impl_->caps);
   });
 }
 

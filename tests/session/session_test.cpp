@@ -167,8 +167,8 @@ TEST(Session, BadInputIsAnErrorNamingItAndTheSessionStaysUsable) {
     session.process(cv::Mat(600, 800, CV_16UC1, cv::Scalar(0)));
   });
   expectErrorThenUsable<nft::InputError>(session, good, "empty (0x0)", [&] { session.addTarget(cv::Mat(), "nothing"); });
-  expectErrorThenUsable<nft::InputError>(session, good, "already has target 'book'", [&] {
-    session.addTarget(targetPath(), "again");
+  expectErrorThenUsable<nft::InputError>(session, good, "the name 'book' is taken by target 1", [&] {
+    session.addTarget(targetPath(), "book");
   });
   expectErrorThenUsable<nft::InputError>(session, good, "does not exist", [&] { session.addTarget("/no/such/target.png"); });
   expectErrorThenUsable<nft::InputError>(session, good, "target id 42 is unknown", [&] { session.removeTarget(42); });

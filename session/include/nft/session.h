@@ -95,12 +95,21 @@ class Session {
   /// @return the new target's id.
   /// @throws nft::InputError naming the file when it does not exist, cannot be read, is a
   ///   corrupt model, or is too plain to find (fewer keypoints or tracking patches than the lanes
-  ///   need); or naming the width when it is negative or not finite; or when the Session already
-  ///   has a target (recognising several at once comes with the target database).
+  ///   need); or naming the width when it is negative or not finite; or when its name is taken
+  ///   or its descriptor type differs from the other targets'.
   TargetId addTarget(const std::string& path, const std::string& name = "", double widthMetres = 0.0);
   /// Adds a target from an image in memory: CV_8UC1 grey, CV_8UC3 BGR or CV_8UC4 BGRA.
   /// @throws nft::InputError for an empty image, another type, and as the file overload.
   TargetId addTarget(const cv::Mat& image, const std::string& name, double widthMetres = 0.0);
+  /// Adds every target of a target database (.nftdb, made by nft_train --database: trained
+  /// models with their names and widths, and the visual words that recognise them among each
+  /// other). With several targets the Session recognises which are in view (a shortlist from an
+  /// inverted index over visual words, then matching of the shortlisted only) and tracks up to
+  /// config tracking.max_targets at once.
+  /// @return the new targets' ids, in the database's order.
+  /// @throws nft::InputError naming the file when it is missing, truncated, corrupt or of another
+  ///   version, or a target whose name is already taken in this Session.
+  std::vector<TargetId> loadDatabase(const std::string& path);
   /// Removes a target: it is no longer reported, and its GPU memory is freed.
   /// @throws nft::InputError for an id that is unknown or already removed.
   void removeTarget(TargetId id);

@@ -130,7 +130,9 @@ struct FrameResult {
   long long timestampNs = 0;
   /// Size of the frame, pixels.
   cv::Size frameSize;
-  /// One entry per target the Session reports, in the order of targets().
+  /// One entry per target the Session reports, in the order of targets(). With one target: that
+  /// target, every frame. With several: each target found in this frame, and each one lost in
+  /// this frame (state Lost, found false), at most once.
   std::vector<TargetResult> targets;
   FrameTimings timings;  ///< Time spent in each stage of this call.
 };

@@ -1,0 +1,130 @@
+#include "detection/target_database.h"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include "detection/binary_io.h"
+#include "detection/target_model_io.h"
+
+namespace nft::detection {
+namespace {
+
+constexpr char kMagic[4] = {'N', 'F', 'T', 'D'};
+constexpr std::uint32_t kMaxTargets = 1u << 20;
+constexpr std::uint32_t kMaxName = 4096;
+constexpr std::uint32_t kMaxKeypoints = 1u << 20;
+
+}  // namespace
+
+TargetDatabase TargetDatabase::build(std::vector<std::pair<std::string, TargetModel>> targets,
+                                     const VocabularyOptions& options) {
+  if (targets.empty()) throw std::invalid_argument("TargetDatabase::build: no targets");
+  std::set<std::string> names;
+  std::vector<cv::Mat> all;
+  for (const auto& [name, model] : targets) {
+    if (name.empty()) throw std::invalid_argument("TargetDatabase::build: a target has an empty name");
+    if (!names.insert(name).second) throw std::invalid_argument("TargetDatabase::build: two targets are named '" + name + "'");
+    if (model.descriptors.empty() || model.descriptors.rows != static_cast<int>(model.keypoints.size()))
+      throw std::invalid_argument("TargetDatabase::build: target '" + name + "' has no descriptors");
+    if (model.descriptorType != targets.front().second.descriptorType)
+      throw std::invalid_argument("TargetDatabase::build: target '" + name +
+                                  "' has another descriptor type than the first target");
+    all.push_back(model.descriptors);
+  }
+  cv::Mat descriptors;
+  cv::vconcat(all, descriptors);
+  TargetDatabase db;
+  db.vocabulary_ = Vocabulary::train(descriptors, options);
+  for (auto& [name, model] : targets) {
+    std::vector<int> words = db.vocabulary_.quantize(model.descriptors);
+    db.targets_.push_back({name, std::move(model), std::move(words)});
+  }
+  return db;
+}
+
+int TargetDatabase::find(const std::string& name) const {
+  for (size_t i = 0; i < targets_.size(); ++i)
+    if (targets_[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+void TargetDatabase::save(const std::string& path) const {
+  if (targets_.empty() || vocabulary_.size() == 0)
+    throw std::invalid_argument("TargetDatabase::save: the database is empty ('" + path + "' not written)");
+  binary::Writer w;
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(targets_.size()));
+  for (const DatabaseTarget& t : targets_) {
+    w.putString(t.name);
+    const std::vector<unsigned char> model = encodeTargetModel(t.model);
+    w.put<std::uint64_t>(model.size());
+    w.putBytes(model.data(), model.size());
+    w.put<std::uint32_t>(static_cast<std::uint32_t>(t.words.size()));
+    for (int id : t.words) w.put<std::uint16_t>(static_cast<std::uint16_t>(id));
+  }
+  const cv::Mat& words = vocabulary_.words();
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(words.rows));
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(words.cols));
+  for (int r = 0; r < words.rows; ++r) w.putBytes(words.ptr<float>(r), static_cast<size_t>(words.cols) * sizeof(float));
+  binary::writeAtomically(path, binary::container(kMagic, kTargetDatabaseVersion, w.bytes()), "target database");
+}
+
+TargetDatabase TargetDatabase::load(const std::string& path) {
+  const std::string what = "target database '" + path + "'";
+  const std::vector<unsigned char> file = binary::readFile(path, "target database");
+  const auto [payload, size] = binary::payloadOf(file, kMagic, kTargetDatabaseVersion, what, "target database",
+                                                 "rebuild it with this nft_train");
+  binary::Reader r(payload, size, what);
+  TargetDatabase db;
+  const std::uint32_t count = r.count("target count", kMaxTargets);
+  if (count == 0) r.fail("no targets");
+  std::set<std::string> names;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    DatabaseTarget t;
+    t.name = r.string("target name", kMaxName);
+    if (t.name.empty()) r.fail("target " + std::to_string(i) + " has an empty name");
+    if (!names.insert(t.name).second) r.fail("two targets are named '" + t.name + "'");
+    const auto bytes = r.get<std::uint64_t>("model size");
+    if (bytes > r.remaining()) r.fail("payload ends inside the model of '" + t.name + "'");
+    const unsigned char* model = r.take(static_cast<size_t>(bytes), "a model");
+    t.model = decodeTargetModel(std::vector<unsigned char>(model, model + bytes), "'" + t.name + "' in '" + path + "'");
+    const std::uint32_t words = r.count("word count", kMaxKeypoints);
+    if (words != t.model.keypoints.size())
+      r.fail("target '" + t.name + "' has " + std::to_string(t.model.keypoints.size()) + " keypoints but " +
+             std::to_string(words) + " word ids");
+    t.words.resize(words);
+    for (int& id : t.words) id = r.get<std::uint16_t>("word id");
+    db.targets_.push_back(std::move(t));
+  }
+  const std::uint32_t k = r.count("word count", 65535);
+  const std::uint32_t d = r.get<std::uint32_t>("descriptor length");
+  if (k == 0 || (d != 64 && d != 36)) r.fail("vocabulary of " + std::to_string(k) + " words of length " + std::to_string(d));
+  if (static_cast<size_t>(k) * d * sizeof(float) != r.remaining())
+    r.fail("the vocabulary's size does not match the bytes left");
+  cv::Mat words(static_cast<int>(k), static_cast<int>(d), CV_32F);
+  r.getBytes(words.data, static_cast<size_t>(k) * d * sizeof(float), "the vocabulary");
+  db.vocabulary_ = Vocabulary(words);
+  for (const DatabaseTarget& t : db.targets_) {
+    if (t.model.descriptors.cols != static_cast<int>(d))
+      r.fail("target '" + t.name + "' has descriptors of another length than the vocabulary");
+    for (int id : t.words)
+      if (id >= static_cast<int>(k)) r.fail("target '" + t.name + "' has word " + std::to_string(id) + " of " + std::to_string(k));
+  }
+  return db;
+}
+
+std::vector<std::tuple<std::string, std::string, double>> TargetDatabase::lookAlikes(double threshold) const {
+  InvertedIndex index(vocabulary_.size());
+  for (size_t i = 0; i < targets_.size(); ++i) index.add(static_cast<int>(i), targets_[i].words);
+  std::vector<std::tuple<std::string, std::string, double>> pairs;
+  for (size_t i = 0; i < targets_.size(); ++i) {
+    const auto best = index.query(targets_[i].words, 1, {static_cast<int>(i)});
+    if (!best.empty() && best[0].second >= threshold)
+      pairs.emplace_back(targets_[i].name, targets_[static_cast<size_t>(best[0].first)].name, best[0].second);
+  }
+  std::sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) { return std::get<2>(a) > std::get<2>(b); });
+  return pairs;
+}
+
+}  // namespace nft::detection

@@ -1,0 +1,348 @@
+#include "session/target_tracking.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <opencv2/calib3d.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "nft/error.h"
+
+namespace nft::session {
+namespace {
+
+TrackingState publicState(tracker::TrackerState s) {
+  switch (s) {
+    case tracker::TrackerState::Detecting: return TrackingState::Detecting;
+    case tracker::TrackerState::Tracking: return TrackingState::Tracking;
+    case tracker::TrackerState::Lost: return TrackingState::Lost;
+  }
+  return TrackingState::Lost;
+}
+
+TargetResult resultOf(const TargetInfo& info, tracker::TrackResult&& t) {
+  TargetResult out;
+  out.id = info.id;
+  out.name = info.name;
+  out.state = publicState(t.state);
+  out.found = t.found;
+  out.homography = t.homography;
+  out.pose.rvec = t.pose.rvec;
+  out.pose.t = t.pose.tvec;
+  cv::Rodrigues(t.pose.rvec, out.pose.R);
+  out.corners = std::move(t.corners);
+  out.inliers = t.inliers;
+  out.searched = t.searched;
+  out.reprojectionErrorPx = t.reprojectionErrorPx;
+  out.inlierTargetPoints = std::move(t.inlierTargetPoints);
+  out.inlierFramePoints = std::move(t.inlierFramePoints);
+  out.rejection = std::move(t.rejection);
+  return out;
+}
+
+TargetResult resultOf(const TargetInfo& info, const tracker::Detection& d) {
+  TargetResult out;
+  out.id = info.id;
+  out.name = info.name;
+  out.state = TrackingState::Detecting;
+  out.found = true;
+  out.homography = d.homography;
+  out.pose.rvec = d.pose.rvec;
+  out.pose.t = d.pose.tvec;
+  cv::Rodrigues(d.pose.rvec, out.pose.R);
+  out.corners = d.corners;
+  out.inliers = d.inliers;
+  out.reprojectionErrorPx = d.reprojectionErrorPx;
+  return out;
+}
+
+void addTracking(FrameTimings& f, const tracker::TrackingTimings& t) {
+  f.pyramid += t.pyramid;
+  f.coarse += t.coarse;
+  f.fine += t.fine;
+  f.trackingPose += t.pose;
+}
+
+void addDetection(FrameTimings& f, const tracker::DetectionTimings& t) {
+  f.fast += t.detect;
+  f.describe += t.describe;
+  f.match += t.match;
+  f.ransac += t.ransac;
+  f.detectionPose += t.pose;
+}
+
+std::string typeText(const detection::TargetModel& m) {
+  return std::string(m.descriptorType == detection::DescriptorType::Surf64 ? "surf64" : "surf36") + "/" +
+         (m.orientation == detection::Orientation::Oriented ? "oriented" : "upright");
+}
+
+}  // namespace
+
+TargetTracking::~TargetTracking() = default;
+TargetTracking::TargetTracking(TargetTracking&&) noexcept = default;
+TargetTracking& TargetTracking::operator=(TargetTracking&&) noexcept = default;
+
+TargetTracking::Target& TargetTracking::find(TargetId id, const char* call) {
+  for (Target& t : targets_)
+    if (t.info.id == id) return t;
+  throw InputError(std::string(call) + ": target id " + std::to_string(id) + " is unknown or was removed");
+}
+
+const TargetTracking::Target& TargetTracking::find(TargetId id, const char* call) const {
+  return const_cast<TargetTracking*>(this)->find(id, call);
+}
+
+const TargetInfo& TargetTracking::info(TargetId id) const { return find(id, "target").info; }
+const detection::TargetModel& TargetTracking::model(TargetId id) const { return *find(id, "target").model; }
+
+std::vector<TargetInfo> TargetTracking::infos() const {
+  std::vector<TargetInfo> out;
+  for (const Target& t : targets_) out.push_back(t.info);
+  return out;
+}
+
+void TargetTracking::checkCompatible(const detection::TargetModel& model, const std::string& name) const {
+  for (const Target& t : targets_) {
+    if (t.info.name == name)
+      throw InputError("addTarget: the name '" + name + "' is taken by target " + std::to_string(t.info.id) +
+                       ": give each target its own name");
+    if (t.model->descriptorType != model.descriptorType || t.model->orientation != model.orientation)
+      throw InputError("addTarget: target '" + name + "' has " + typeText(model) + " descriptors but '" +
+                       t.info.name + "' has " + typeText(*t.model) +
+                       ": several targets need one descriptor type (train them with one config)");
+  }
+}
+
+TargetId TargetTracking::add(detection::TargetModel model, TargetInfo info) {
+  checkCompatible(model, info.name);
+  info.id = nextId_;
+  Target t;
+  t.info = std::move(info);
+  t.model = std::make_shared<detection::TargetModel>(std::move(model));
+  if (vocabulary_ && vocabularyFromDatabase_) t.words = vocabulary_->quantize(t.model->descriptors);
+  targets_.push_back(std::move(t));
+  try {
+    if (!vocabularyFromDatabase_) vocabulary_.reset();  // retrained over every target when needed
+    rebuildLanes();
+  } catch (...) {
+    targets_.pop_back();
+    rebuildLanes();
+    throw;
+  }
+  return nextId_++;
+}
+
+std::vector<TargetId> TargetTracking::addDatabase(detection::TargetDatabase database, const std::string& source) {
+  for (const detection::DatabaseTarget& d : database.targets()) checkCompatible(d.model, d.name);
+  const bool adopt = !vocabularyFromDatabase_;
+  if (adopt) {
+    vocabulary_ = database.vocabulary();
+    vocabularyFromDatabase_ = true;
+    for (Target& t : targets_) t.words = vocabulary_->quantize(t.model->descriptors);
+  }
+  std::vector<TargetId> ids;
+  const size_t before = targets_.size();
+  for (const detection::DatabaseTarget& d : database.targets()) {
+    Target t;
+    t.info.id = nextId_++;
+    t.info.name = d.name;
+    t.info.source = source;
+    t.info.widthMetres = d.model.widthMetres;
+    t.info.imageSize = d.model.image.size();
+    t.info.originalSize = cv::Size(static_cast<int>(d.model.image.cols * d.model.originalScale + 0.5),
+                                   static_cast<int>(d.model.image.rows * d.model.originalScale + 0.5));
+    t.info.trackingPatches = static_cast<int>(d.model.patches.size());
+    const detection::TargetQuality& q = d.model.quality;
+    t.info.quality = {static_cast<int>(d.model.keypoints.size()), q.coverage, q.distinctness, q.meanContrast, q.stars,
+                      q.warnings};
+    t.model = std::make_shared<detection::TargetModel>(d.model);
+    t.words = adopt ? d.words : vocabulary_->quantize(t.model->descriptors);
+    ids.push_back(t.info.id);
+    targets_.push_back(std::move(t));
+  }
+  recognizer_.reset();
+  try {
+    rebuildLanes();
+  } catch (...) {
+    targets_.resize(before);
+    rebuildLanes();
+    throw;
+  }
+  return ids;
+}
+
+void TargetTracking::remove(TargetId id) {
+  Target& t = find(id, "removeTarget");
+  if (recognizer_) recognizer_->removeTarget(id);
+  const bool wasSeveral = targets_.size() > 1;
+  targets_.erase(targets_.begin() + (&t - targets_.data()));
+  if (wasSeveral && targets_.size() == 1) recognizer_.reset();
+  if (targets_.size() <= 1) single_.reset();
+  rebuildLanes();
+}
+
+void TargetTracking::setCalibration(const tracker::CameraCalibration& calibration, const gpu::Capabilities& caps) {
+  calibration_ = calibration;
+  caps_ = caps;
+  rebuildLanes();
+}
+
+void TargetTracking::rebuildLanes() {
+  if (!calibration_ || gpuReleased_) return;
+  if (targets_.empty()) {
+    single_.reset();
+    recognizer_.reset();
+    return;
+  }
+  if (targets_.size() == 1) {
+    recognizer_.reset();
+    Target& only = targets_.front();
+    only.lane.reset();
+    only.framesSinceFound = -1;
+    if (!single_) {
+      try {
+        single_.emplace(*caps_, *only.model, *calibration_, options_.tracker);
+      } catch (const std::invalid_argument& e) {
+        throw InputError("target '" + only.info.name + "' cannot be tracked: " + e.what());
+      }
+    }
+    return;
+  }
+  single_.reset();
+  if (!vocabulary_) {
+    // Words for the targets added one by one: a small tree over all their descriptors (a
+    // database brings its own, trained by nft_train over the whole database).
+    std::vector<cv::Mat> all;
+    for (const Target& t : targets_) all.push_back(t.model->descriptors);
+    cv::Mat descriptors;
+    cv::vconcat(all, descriptors);
+    detection::VocabularyOptions vo;
+    vo.depth = descriptors.rows > 20000 ? 3 : 2;
+    vocabulary_ = detection::Vocabulary::train(descriptors, vo);
+    for (Target& t : targets_) t.words.clear();
+    recognizer_.reset();
+  }
+  for (Target& t : targets_)
+    if (t.words.empty()) t.words = vocabulary_->quantize(t.model->descriptors);
+  if (!recognizer_) {
+    for (Target& t : targets_) t.recognized = false;
+    tracker::MultiTargetDetectorOptions mo;
+    mo.lane = options_.tracker.detection;
+    mo.shortlist = options_.shortlist;
+    const detection::TargetModel& first = *targets_.front().model;
+    recognizer_.emplace(*caps_, *calibration_, *vocabulary_, first.descriptorType, first.orientation, mo);
+  }
+  for (Target& t : targets_)
+    if (!t.recognized) {
+      recognizer_->addTarget(t.info.id, t.model, t.words);
+      t.recognized = true;
+    }
+}
+
+void TargetTracking::track(const cv::Mat& image, FrameResult& result) {
+  if (targets_.size() == 1 && single_)
+    trackOne(image, result);
+  else if (targets_.size() > 1 && (recognizer_ || gpuReleased_))
+    trackSeveral(image, result);
+  ++frames_;
+}
+
+void TargetTracking::trackOne(const cv::Mat& image, FrameResult& result) {
+  tracker::TrackResult t = single_->track(image);
+  const tracker::TrackerTimings timings = t.timings;
+  result.targets.push_back(resultOf(targets_.front().info, std::move(t)));
+  result.timings.convert += timings.convert;
+  addDetection(result.timings, timings.detection);
+  addTracking(result.timings, timings.tracking);
+}
+
+void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
+  const cv::Mat* gray = &image;
+  if (image.channels() == 3) {
+    cv::cvtColor(image, gray_, cv::COLOR_BGR2GRAY);
+    gray = &gray_;
+  }
+  std::vector<std::pair<size_t, TargetResult>> reported;  // (target index, result)
+  std::vector<int> found;
+  std::vector<std::vector<cv::Point2f>> masks;
+  const int window = options_.tracker.retrackLostFrames;
+  // 1. The tracking lanes of the targets being tracked (or lost within the re-track window).
+  for (size_t i = 0; i < targets_.size(); ++i) {
+    Target& t = targets_[i];
+    if (!t.lane || t.framesSinceFound < 0) continue;
+    tracker::TrackResult r = t.lane->track(*gray);
+    addTracking(result.timings, r.timings.tracking);
+    if (r.found) {
+      t.framesSinceFound = 0;
+      found.push_back(t.info.id);
+      masks.push_back(r.corners);
+      reported.emplace_back(i, resultOf(t.info, std::move(r)));
+    } else {
+      if (++t.framesSinceFound == 1) reported.emplace_back(i, resultOf(t.info, std::move(r)));  // lost now
+      if (t.framesSinceFound > window) t.framesSinceFound = -1;
+    }
+  }
+  // 2. The detection lane for the others: always while none is found, else every search_every
+  //    frames, within max_targets.
+  const bool search = found.empty() || (options_.searchEvery > 0 && frames_ % options_.searchEvery == 0);
+  const int room = options_.maxTargets - static_cast<int>(found.size());
+  if (search && room > 0 && recognizer_) {
+    const std::vector<tracker::TargetDetection> detections = recognizer_->detect(*gray, found, masks, room);
+    addDetection(result.timings, recognizer_->lastTimings());
+    for (const tracker::TargetDetection& d : detections) {
+      const auto it = std::find_if(targets_.begin(), targets_.end(), [&](const Target& t) { return t.info.id == d.target; });
+      if (it == targets_.end()) continue;
+      Target& t = *it;
+      const size_t index = static_cast<size_t>(it - targets_.begin());
+      TargetResult r = resultOf(t.info, d.detection);
+      if (options_.tracker.trackingEnabled) {
+        if (!t.lane) {
+          tracker::TrackerOptions o = options_.tracker;
+          o.detectionEnabled = false;
+          t.lane.emplace(*caps_, *t.model, *calibration_, o);
+        }
+        t.lane->initialise(d.detection.homography);
+        if (options_.tracker.refineDetections) {  // the NCC patches fit closer than the matches
+          tracker::TrackResult refined = t.lane->track(*gray);
+          addTracking(result.timings, refined.timings.tracking);
+          if (refined.found) {
+            r = resultOf(t.info, std::move(refined));
+            r.state = TrackingState::Detecting;
+          } else {
+            t.lane->initialise(d.detection.homography);
+          }
+        }
+        t.framesSinceFound = 0;
+      }
+      // A target lost in step 1 and found again here is reported once, as detected.
+      reported.erase(std::remove_if(reported.begin(), reported.end(), [&](const auto& p) { return p.first == index; }),
+                     reported.end());
+      reported.emplace_back(index, std::move(r));
+    }
+  }
+  std::sort(reported.begin(), reported.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [index, r] : reported) result.targets.push_back(std::move(r));
+}
+
+void TargetTracking::resetTracking() {
+  if (single_) single_->reset();
+  for (Target& t : targets_) {
+    if (t.lane) t.lane->reset();
+    t.framesSinceFound = -1;
+  }
+}
+
+void TargetTracking::releaseGpu() {
+  if (single_) single_->releaseGpu();
+  recognizer_.reset();
+  gpuReleased_ = true;
+}
+
+void TargetTracking::restoreGpu(const gpu::Capabilities& caps) {
+  caps_ = caps;
+  gpuReleased_ = false;
+  if (single_) single_->restoreGpu(caps);
+  rebuildLanes();
+}
+
+}  // namespace nft::session

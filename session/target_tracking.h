@@ -1,0 +1,104 @@
+#pragma once
+// The targets of a Session and the lanes that find and follow them (../shared/DESIGN.md, "The
+// pipeline"):
+// - one target: the two-lane tracker::Tracker, exactly as before several targets existed;
+// - several: recognition among them by tracker::MultiTargetDetector (visual words and an
+//   inverted index shortlist, then matching and verification of the shortlisted targets only;
+//   detection/vocabulary.h says which method and why), and a tracking lane per found target
+//   (tracker::Tracker with its detection lane off), up to max_targets at once; while some are
+//   tracked, the others are looked for every search_every frames with the tracked targets'
+//   quads masked. A target is reported at most once a frame.
+// Going from one target to several (or back) starts the tracking afresh.
+// Internal to session/: the Session checks arguments and threads; GL work on its context.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "detection/target_database.h"
+#include "detection/target_model.h"
+#include "detection/vocabulary.h"
+#include "gpu/capabilities.h"
+#include "nft/types.h"
+#include "session/pipeline_options.h"
+#include "tracker/camera_calibration.h"
+#include "tracker/multi_target_detector.h"
+#include "tracker/tracker.h"
+
+namespace nft::session {
+
+/// Targets, their vocabulary and the lanes. Not thread-safe; the GL context current in every
+/// call that builds or uses lanes (add, remove, setCalibration, track, restoreGpu).
+class TargetTracking {
+ public:
+  explicit TargetTracking(const PipelineOptions& options) : options_(options) {}
+  ~TargetTracking();
+  TargetTracking(TargetTracking&&) noexcept;
+  TargetTracking& operator=(TargetTracking&&) noexcept;
+
+  /// Adds a target; info.id is assigned here (ids are never reused).
+  /// @throws InputError when it would mix descriptor types or orientations with the other
+  ///   targets, its name is already taken, or the lanes cannot take it (nothing changes then).
+  TargetId add(detection::TargetModel model, TargetInfo info);
+  /// Adds every target of a database (source: its file, for TargetInfo::source). Its vocabulary
+  /// becomes the Session's when none came from a database before.
+  /// @throws InputError for a name already taken (naming it) or mixed descriptor types.
+  std::vector<TargetId> addDatabase(detection::TargetDatabase database, const std::string& source);
+  /// @throws InputError for an unknown or removed id.
+  void remove(TargetId id);
+  /// @throws InputError for an unknown or removed id.
+  const TargetInfo& info(TargetId id) const;
+  std::vector<TargetInfo> infos() const;
+  /// The model of a target. @throws InputError for an unknown id.
+  const detection::TargetModel& model(TargetId id) const;
+  bool empty() const { return targets_.empty(); }
+
+  /// The camera, once the frame size is known: the lanes are built from then on.
+  void setCalibration(const tracker::CameraCalibration& calibration, const gpu::Capabilities& caps);
+  /// Tracks one frame (CV_8UC1 or CV_8UC3 BGR of the calibration's size) into result.targets
+  /// (in the order of the targets) and the stage timings.
+  void track(const cv::Mat& image, FrameResult& result);
+  /// Forgets what is tracked.
+  void resetTracking();
+  /// Drops the GPU objects (the detection lanes); tracking state stays.
+  void releaseGpu();
+  /// Rebuilds them on the current context.
+  void restoreGpu(const gpu::Capabilities& caps);
+
+ private:
+  struct Target {
+    TargetInfo info;
+    std::shared_ptr<detection::TargetModel> model;
+    std::vector<int> words;                 // word ids in vocabulary_'s numbering; empty: not yet
+    std::optional<tracker::Tracker> lane;   // several targets: its tracking lane
+    int framesSinceFound = -1;              // -1: not being tracked
+    bool recognized = false;                // added to recognizer_
+  };
+
+  Target& find(TargetId id, const char* call);
+  const Target& find(TargetId id, const char* call) const;
+  void checkCompatible(const detection::TargetModel& model, const std::string& name) const;
+  /// Builds what the current targets need (single tracker, or vocabulary + recognizer); adds
+  /// targets the recognizer does not know yet.
+  void rebuildLanes();
+  void trackOne(const cv::Mat& image, FrameResult& result);
+  void trackSeveral(const cv::Mat& image, FrameResult& result);
+
+  PipelineOptions options_;
+  std::optional<gpu::Capabilities> caps_;
+  std::optional<tracker::CameraCalibration> calibration_;
+  std::vector<Target> targets_;
+  TargetId nextId_ = 1;
+  std::optional<detection::Vocabulary> vocabulary_;
+  bool vocabularyFromDatabase_ = false;
+  std::optional<tracker::Tracker> single_;                 // one target
+  std::optional<tracker::MultiTargetDetector> recognizer_;  // several
+  bool gpuReleased_ = false;
+  long long frames_ = 0;
+  cv::Mat gray_;
+};
+
+}  // namespace nft::session

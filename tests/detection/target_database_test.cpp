@@ -1,0 +1,123 @@
+// Visual words, the inverted index and the target database file (detection/vocabulary.h,
+// detection/target_database.h) on real SURF descriptors of ../shared/data images.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <opencv2/imgproc.hpp>
+
+#include "detection/surf_cpu.h"
+#include "detection/target_database.h"
+#include "detection/target_trainer.h"
+#include "support/test_data.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nft::detection::TargetDatabase;
+
+/// A target trained with the CPU SURF lane (the file format does not care which lane).
+nft::detection::TargetModel trainCpu(const cv::Mat& image) {
+  nft::detection::TargetTrainerOptions o;
+  o.workingSize = 400;
+  nft::detection::SurfCpu surf;
+  return nft::detection::trainTarget(image, o, [&](const cv::Mat& gray, std::vector<nft::detection::Keypoint>& k) {
+    return surf.describe(gray, k);
+  });
+}
+
+std::vector<std::pair<std::string, nft::detection::TargetModel>> threeTargets() {
+  std::vector<std::pair<std::string, nft::detection::TargetModel>> t;
+  for (const char* name : {"graf", "boat", "wall"})
+    t.emplace_back(name, trainCpu(nft::testing::loadGray(std::string("oxford/") + name + "/img1.png")));
+  return t;
+}
+
+fs::path tempFile(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("nft_db_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+TEST(InvertedIndex, RanksTheDocumentSharingTheRarestWordsFirst) {
+  nft::detection::InvertedIndex index(6);
+  index.add(0, {0, 1, 2, 2});
+  index.add(1, {2, 3, 4});
+  index.add(2, {5, 5, 5});
+  const auto ranked = index.query({3, 4, 2}, 3);
+  ASSERT_EQ(ranked.size(), 2u);  // document 2 shares no word
+  EXPECT_EQ(ranked[0].first, 1);
+  EXPECT_GT(ranked[0].second, ranked[1].second);
+  EXPECT_NEAR(index.query({5}, 1)[0].second, 1.0, 1e-12) << "identical word histograms score 1";
+  EXPECT_TRUE(index.query({3, 4}, 3, {1}).empty()) << "an excluded document is not returned";
+  index.remove(1);
+  EXPECT_TRUE(index.query({3, 4}, 3).empty());
+  EXPECT_THROW(index.add(3, {6}), std::invalid_argument);
+}
+
+TEST(TargetDatabase, RecognisesEachTargetFromAnotherViewAndRoundTrips) {
+  NFT_REQUIRE_DATA("oxford/wall/img2.png");
+  const TargetDatabase db = TargetDatabase::build(threeTargets());
+  EXPECT_GT(db.vocabulary().size(), 50);
+  // Another view of each scene (img2: a mild viewpoint change) ranks its own target first.
+  nft::detection::InvertedIndex index(db.vocabulary().size());
+  for (int i = 0; i < db.size(); ++i) index.add(i, db.targets()[static_cast<size_t>(i)].words);
+  for (int i = 0; i < db.size(); ++i) {
+    const std::string name = db.targets()[static_cast<size_t>(i)].name;
+    const nft::detection::TargetModel view = trainCpu(nft::testing::loadGray("oxford/" + name + "/img2.png"));
+    const auto ranked = index.query(db.vocabulary().quantize(view.descriptors), 3);
+    ASSERT_FALSE(ranked.empty());
+    EXPECT_EQ(ranked[0].first, i) << name << " img2 ranks target " << ranked[0].first << " first";
+  }
+  const fs::path path = tempFile("three.nftdb");
+  db.save(path.string());
+  const TargetDatabase back = TargetDatabase::load(path.string());
+  ASSERT_EQ(back.size(), 3);
+  EXPECT_EQ(back.find("boat"), 1);
+  EXPECT_EQ(back.targets()[1].words, db.targets()[1].words);
+  EXPECT_EQ(cv::norm(back.targets()[2].model.descriptors, db.targets()[2].model.descriptors, cv::NORM_INF), 0.0);
+  EXPECT_EQ(cv::norm(back.vocabulary().words(), db.vocabulary().words(), cv::NORM_INF), 0.0);
+  EXPECT_TRUE(db.lookAlikes(0.9).empty()) << "three different scenes are not look-alikes";
+}
+
+TEST(TargetDatabase, BadFilesAreErrorsNamingTheFileAndNothingIsHalfWritten) {
+  NFT_REQUIRE_DATA("oxford/graf/img1.png");
+  auto targets = threeTargets();
+  targets.resize(2);
+  const TargetDatabase db = TargetDatabase::build(targets);
+  const fs::path path = tempFile("two.nftdb");
+  db.save(path.string());
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto errorOf = [&](const std::vector<char>& content) {
+    const fs::path bad = tempFile("bad.nftdb");
+    std::ofstream(bad, std::ios::binary).write(content.data(), static_cast<std::streamsize>(content.size()));
+    try {
+      TargetDatabase::load(bad.string());
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  std::vector<char> truncated(bytes.begin(), bytes.begin() + static_cast<long>(bytes.size() / 2));
+  EXPECT_NE(errorOf(truncated).find("truncated"), std::string::npos) << errorOf(truncated);
+  std::vector<char> flipped = bytes;
+  flipped[bytes.size() / 2] = static_cast<char>(flipped[bytes.size() / 2] ^ 0x40);
+  EXPECT_NE(errorOf(flipped).find("checksum mismatch"), std::string::npos) << errorOf(flipped);
+  std::vector<char> version = bytes;
+  version[4] = 9;
+  EXPECT_NE(errorOf(version).find("format version 9"), std::string::npos) << errorOf(version);
+  std::vector<char> model(bytes.begin(), bytes.end());
+  model[0] = 'N', model[1] = 'F', model[2] = 'T', model[3] = 'M';
+  EXPECT_NE(errorOf(model).find("not a target database file"), std::string::npos) << errorOf(model);
+  EXPECT_NE(errorOf(model).find("bad.nftdb"), std::string::npos);
+
+  // Two targets of one name, an empty list: refused before anything is written.
+  targets[1].first = targets[0].first;
+  EXPECT_THROW(TargetDatabase::build(targets), std::invalid_argument);
+  EXPECT_THROW(TargetDatabase().save(tempFile("empty.nftdb").string()), std::invalid_argument);
+  EXPECT_FALSE(fs::exists(tempFile("empty.nftdb")));
+}
+
+}  // namespace

@@ -1,0 +1,114 @@
+// Several targets in one Session (session/target_tracking.h): recognition among them by visual
+// words, one reported entry per target, a database file, removal while tracked — on tmt_bookI
+// with real images of ../shared/data and opencv-doc as the other targets.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/videoio.hpp>
+
+#include "detection/target_database.h"
+#include "gpu/capabilities.h"
+#include "nft/nft.h"
+#include "session/pipeline_options.h"
+#include "session/target_loader.h"
+#include "support/test_data.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+const char* kVideo = "video/tmt_bookI/video.mp4";
+const fs::path kOpenCvData = "/usr/share/doc/opencv-doc/examples/data";
+
+std::vector<cv::Mat> readFrames(int n) {
+  cv::VideoCapture video((nft::testing::dataDir() / kVideo).string());
+  std::vector<cv::Mat> frames;
+  cv::Mat f;
+  while (static_cast<int>(frames.size()) < n && video.read(f)) frames.push_back(f.clone());
+  return frames;
+}
+
+/// The book and four other real images: (name, path).
+std::vector<std::pair<std::string, std::string>> fiveTargets() {
+  return {{"cover", (nft::testing::dataDir() / "video/cmu_book/cv_cover.jpg").string()},
+          {"book", (nft::testing::dataDir() / "video/tmt_bookI/target.png").string()},
+          {"graf", (nft::testing::dataDir() / "oxford/graf/img1.png").string()},
+          {"baboon", (kOpenCvData / "baboon.jpg").string()},
+          {"fruits", (kOpenCvData / "fruits.jpg").string()}};
+}
+
+/// Names of the targets found in a frame; fails the test if one is reported twice.
+std::set<std::string> foundIn(const nft::FrameResult& r) {
+  std::set<std::string> names, reported;
+  for (const nft::TargetResult& t : r.targets) {
+    EXPECT_TRUE(reported.insert(t.name).second) << t.name << " reported twice in frame " << r.frame;
+    if (t.found) names.insert(t.name);
+  }
+  return names;
+}
+
+TEST(SessionTargets, FindsTheBookAmongFiveAndReportsOnlyIt) {
+  NFT_REQUIRE_DATA(kVideo);
+  ASSERT_TRUE(fs::exists(kOpenCvData / "baboon.jpg")) << "opencv-doc missing (scripts/install-deps.sh installs it)";
+  const std::vector<cv::Mat> frames = readFrames(40);
+  nft::Session session;
+  for (const auto& [name, path] : fiveTargets()) session.addTarget(path, name);
+  ASSERT_EQ(session.targets().size(), 5u);
+  int bookFrames = 0;
+  for (const cv::Mat& f : frames) {
+    const nft::FrameResult r = session.process(f);
+    const std::set<std::string> found = foundIn(r);
+    EXPECT_TRUE(found.empty() || found == std::set<std::string>{"book"}) << "frame " << r.frame << ": a wrong target";
+    bookFrames += found.count("book") ? 1 : 0;
+    if (r.frame == 0) {
+      ASSERT_EQ(r.targets.size(), 1u);
+      EXPECT_EQ(r.targets[0].state, nft::TrackingState::Detecting);
+    }
+  }
+  EXPECT_EQ(bookFrames, 40) << "the book is in view in every frame";
+  // Removing the tracked target: it is no longer reported; its id is an error afterwards.
+  const nft::TargetId book = session.targets()[1].id;
+  session.removeTarget(book);
+  EXPECT_TRUE(foundIn(session.process(frames.back())).empty());
+  EXPECT_THROW(session.target(book), nft::InputError);
+}
+
+TEST(SessionTargets, LoadsADatabaseAndTracksAsWithImages) {
+  NFT_REQUIRE_DATA(kVideo);
+  ASSERT_TRUE(fs::exists(kOpenCvData / "baboon.jpg"));
+  const std::vector<cv::Mat> frames = readFrames(20);
+  // A database made as nft_train makes it: models trained with the default config.
+  {
+    nft::Session trainer;  // a context for SURF-ES
+    const nft::session::PipelineOptions options = nft::session::pipelineOptions(nft::config::Config{});
+    std::vector<std::pair<std::string, nft::detection::TargetModel>> models;
+    for (const auto& [name, path] : fiveTargets())
+      models.emplace_back(name, nft::session::loadTarget(path, options, nft::gpu::probeCapabilities()).model);
+    nft::detection::TargetDatabase::build(models).save((fs::temp_directory_path() / "nft_five.nftdb").string());
+  }
+  nft::Session session;
+  const std::vector<nft::TargetId> ids = session.loadDatabase((fs::temp_directory_path() / "nft_five.nftdb").string());
+  ASSERT_EQ(ids.size(), 5u);
+  EXPECT_EQ(session.target(ids[1]).name, "book");
+  EXPECT_EQ(session.target(ids[1]).source, (fs::temp_directory_path() / "nft_five.nftdb").string());
+  int bookFrames = 0;
+  for (const cv::Mat& f : frames) {
+    const std::set<std::string> found = foundIn(session.process(f));
+    EXPECT_TRUE(found.empty() || found == std::set<std::string>{"book"});
+    bookFrames += found.count("book") ? 1 : 0;
+  }
+  EXPECT_EQ(bookFrames, 20);
+  // The same database again: every name is taken.
+  try {
+    session.loadDatabase((fs::temp_directory_path() / "nft_five.nftdb").string());
+    FAIL() << "no error";
+  } catch (const nft::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("the name 'cover' is taken"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(session.targets().size(), 5u) << "nothing was added";
+  EXPECT_THROW(session.loadDatabase("/no/such.nftdb"), nft::InputError);
+}
+
+}  // namespace

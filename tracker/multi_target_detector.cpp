@@ -1,0 +1,269 @@
+#include "tracker/multi_target_detector.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include <opencv2/calib3d.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "gpu/capabilities.h"
+
+namespace nft::tracker {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
+
+}  // namespace
+
+std::optional<Detection> verifyDetection(const std::vector<detection::Match>& matches,
+                                         const std::vector<cv::Point2f>& targetPoints,
+                                         const std::vector<detection::Keypoint>& frameKeypoints, cv::Size targetSize,
+                                         double metresPerPixel, const CameraCalibration& calibration,
+                                         const DetectionLaneOptions& o, std::string& rejection, double& ransacMs,
+                                         double& poseMs) {
+  rejection.clear();
+  if (static_cast<int>(matches.size()) < o.minInliers) {
+    rejection = "too few matches: " + std::to_string(matches.size()) + " < " + std::to_string(o.minInliers);
+    return std::nullopt;
+  }
+  auto t = Clock::now();
+  std::vector<cv::Point2f> src, dst;
+  src.reserve(matches.size());
+  dst.reserve(matches.size());
+  for (const detection::Match& m : matches) {
+    src.push_back(targetPoints[static_cast<size_t>(m.target)]);
+    const detection::Keypoint& k = frameKeypoints[static_cast<size_t>(m.query)];
+    dst.emplace_back(k.x, k.y);
+  }
+  std::vector<unsigned char> mask;
+  const cv::Mat H = cv::findHomography(src, dst, o.ransacMethod, o.ransacThresholdPx, mask, o.ransacMaxIterations,
+                                       o.ransacConfidence);
+  ransacMs += msSince(t);
+  if (H.empty()) {
+    rejection = "no homography";
+    return std::nullopt;
+  }
+  cv::Matx33d homography(H);
+  if (std::abs(homography(2, 2)) > 0) homography *= 1.0 / homography(2, 2);
+  std::vector<cv::Point2f> inSrc, inDst;
+  for (size_t i = 0; i < mask.size(); ++i)
+    if (mask[i] != 0) {
+      inSrc.push_back(src[i]);
+      inDst.push_back(dst[i]);
+    }
+  const int inliers = static_cast<int>(inSrc.size());
+  if (inliers < o.minInliers) {
+    rejection = "too few inliers: " + std::to_string(inliers) + " < " + std::to_string(o.minInliers);
+    return std::nullopt;
+  }
+  rejection = quadProblem(homography, targetSize, calibration.imageSize, o.quad);
+  if (!rejection.empty()) return std::nullopt;
+  t = Clock::now();
+  Detection d;
+  try {
+    d.pose = estimatePose(calibration, inSrc, inDst, metresPerPixel, o.refinePose);
+  } catch (const std::runtime_error& e) {  // IPPE found no pose (degenerate inliers)
+    poseMs += msSince(t);
+    rejection = std::string("no pose: ") + e.what();
+    return std::nullopt;
+  }
+  poseMs += msSince(t);
+  d.homography = homography;
+  d.inliers = inliers;
+  cv::Point2d corners[4];
+  projectTargetCorners(homography, targetSize, corners);
+  for (const cv::Point2d& c : corners) d.corners.emplace_back(static_cast<float>(c.x), static_cast<float>(c.y));
+  d.reprojectionErrorPx = d.pose.reprojectionErrorPx;
+  d.keypoints = static_cast<int>(frameKeypoints.size());
+  d.matches = static_cast<int>(matches.size());
+  return d;
+}
+
+struct MultiTargetDetector::Impl {
+  struct Target {
+    std::shared_ptr<const detection::TargetModel> model;
+    std::vector<cv::Point2f> points;
+  };
+
+  Impl(const gpu::Capabilities& caps, const CameraCalibration& cal, const detection::Vocabulary& vocabulary,
+       detection::DescriptorType t, detection::Orientation orient, const MultiTargetDetectorOptions& o)
+      : options(o),
+        calibration(cal),
+        type(t),
+        orientation(orient),
+        index(vocabulary.size()),
+        words(vocabulary.size()),
+        detector(o.lane.detector),
+        surf(caps, [&] {
+          detection::SurfEsOptions s;
+          s.maxWidth = cal.imageSize.width;
+          s.maxHeight = cal.imageSize.height;
+          s.maxKeypoints = o.lane.detector.maxKeypoints;
+          s.type = t;
+          s.orientation = orient;
+          s.storage = o.lane.storage;
+          s.precisionBits = o.lane.precisionBits;
+          s.boxTaps = o.lane.boxTaps;
+          return s;
+        }()),
+        wordMatcher(caps, matcherOptions(o)),
+        targetMatcher(caps, matcherOptions(o)) {
+    wordMatcher.setTarget(vocabulary.words());
+  }
+
+  static detection::GpuMatcherOptions matcherOptions(const MultiTargetDetectorOptions& o) {
+    detection::GpuMatcherOptions m;
+    m.maxQueries = o.lane.detector.maxKeypoints;
+    return m;
+  }
+
+  MultiTargetDetectorOptions options;
+  CameraCalibration calibration;
+  detection::DescriptorType type;
+  detection::Orientation orientation;
+  detection::InvertedIndex index;
+  int words;
+  detection::FastDetector detector;
+  detection::SurfEs surf;
+  detection::GpuMatcher wordMatcher;
+  detection::GpuMatcher targetMatcher;
+  int uploaded = -1;  // the target whose descriptors targetMatcher holds
+  std::map<int, Target> targets;
+  DetectionTimings timings;
+  std::vector<std::pair<int, double>> shortlist;
+  std::string rejection;
+};
+
+MultiTargetDetector::MultiTargetDetector(const gpu::Capabilities& caps, const CameraCalibration& calibration,
+                                         const detection::Vocabulary& vocabulary, detection::DescriptorType type,
+                                         detection::Orientation orientation, const MultiTargetDetectorOptions& options) {
+  if (options.shortlist < 1)
+    throw std::invalid_argument("MultiTargetDetectorOptions::shortlist must be >= 1, got " + std::to_string(options.shortlist));
+  if (vocabulary.size() == 0) throw std::invalid_argument("MultiTargetDetector: the vocabulary is empty");
+  if (calibration.imageSize.width <= 0 || calibration.imageSize.height <= 0)
+    throw std::invalid_argument("MultiTargetDetector: calibration.imageSize must be positive");
+  if (vocabulary.words().cols != detection::descriptorLength(type))
+    throw std::invalid_argument("MultiTargetDetector: the vocabulary's words have " +
+                                std::to_string(vocabulary.words().cols) + " values, the descriptor type " +
+                                std::to_string(detection::descriptorLength(type)));
+  impl_ = std::make_unique<Impl>(caps, calibration, vocabulary, type, orientation, options);
+}
+
+MultiTargetDetector::~MultiTargetDetector() = default;
+MultiTargetDetector::MultiTargetDetector(MultiTargetDetector&&) noexcept = default;
+MultiTargetDetector& MultiTargetDetector::operator=(MultiTargetDetector&&) noexcept = default;
+
+void MultiTargetDetector::addTarget(int id, std::shared_ptr<const detection::TargetModel> model,
+                                    const std::vector<int>& words) {
+  Impl& s = *impl_;
+  if (!model || model->descriptorType != s.type || model->orientation != s.orientation)
+    throw std::invalid_argument("MultiTargetDetector::addTarget: target " + std::to_string(id) +
+                                " has another descriptor type or orientation than the detector");
+  if (model->descriptors.rows != static_cast<int>(model->keypoints.size()) || words.size() != model->keypoints.size())
+    throw std::invalid_argument("MultiTargetDetector::addTarget: target " + std::to_string(id) + " has " +
+                                std::to_string(model->keypoints.size()) + " keypoints, " +
+                                std::to_string(model->descriptors.rows) + " descriptors and " +
+                                std::to_string(words.size()) + " word ids");
+  s.index.add(id, words);  // checks the word range
+  Impl::Target t{std::move(model), {}};
+  for (const detection::Keypoint& k : t.model->keypoints) t.points.emplace_back(k.x, k.y);
+  s.targets[id] = std::move(t);
+  if (s.uploaded == id) s.uploaded = -1;
+}
+
+void MultiTargetDetector::removeTarget(int id) {
+  impl_->index.remove(id);
+  impl_->targets.erase(id);
+  if (impl_->uploaded == id) impl_->uploaded = -1;
+}
+
+int MultiTargetDetector::targetCount() const { return static_cast<int>(impl_->targets.size()); }
+const DetectionTimings& MultiTargetDetector::lastTimings() const { return impl_->timings; }
+const std::vector<std::pair<int, double>>& MultiTargetDetector::lastShortlist() const { return impl_->shortlist; }
+const std::string& MultiTargetDetector::lastRejection() const { return impl_->rejection; }
+
+std::vector<TargetDetection> MultiTargetDetector::detect(const cv::Mat& gray, const std::vector<int>& excluded,
+                                                         const std::vector<std::vector<cv::Point2f>>& masks,
+                                                         int maxResults) {
+  Impl& s = *impl_;
+  if (gray.type() != CV_8UC1 || gray.size() != s.calibration.imageSize)
+    throw std::invalid_argument("MultiTargetDetector::detect: expected a CV_8UC1 frame of " +
+                                std::to_string(s.calibration.imageSize.width) + "x" +
+                                std::to_string(s.calibration.imageSize.height));
+  s.timings = {};
+  s.shortlist.clear();
+  s.rejection.clear();
+  std::vector<TargetDetection> found;
+  if (maxResults <= 0 || s.targets.empty()) {
+    s.rejection = "no target to look for";
+    return found;
+  }
+
+  // 1. Keypoints, without those on targets already tracked.
+  auto t = Clock::now();
+  std::vector<detection::Keypoint> keypoints = s.detector.detect(gray);
+  if (!masks.empty())
+    keypoints.erase(std::remove_if(keypoints.begin(), keypoints.end(),
+                                   [&](const detection::Keypoint& k) {
+                                     for (const auto& quad : masks)
+                                       if (quad.size() >= 3 && cv::pointPolygonTest(quad, {k.x, k.y}, false) >= 0)
+                                         return true;
+                                     return false;
+                                   }),
+                    keypoints.end());
+  s.timings.detect = msSince(t);
+  if (static_cast<int>(keypoints.size()) < s.options.lane.minInliers) {
+    s.rejection = "too few keypoints: " + std::to_string(keypoints.size());
+    return found;
+  }
+
+  // 2. Descriptors, left on the GPU.
+  t = Clock::now();
+  const detection::GpuDescriptors descriptors = s.surf.extract(gray, keypoints);
+  s.timings.describe = msSince(t);
+
+  // 3. Words and the shortlist.
+  t = Clock::now();
+  const std::vector<detection::Match> nearestWords = s.wordMatcher.nearest(descriptors);
+  std::vector<int> wordIds;
+  wordIds.reserve(nearestWords.size());
+  for (const detection::Match& m : nearestWords)
+    if (m.target >= 0) wordIds.push_back(m.target);
+  s.shortlist = s.index.query(wordIds, s.options.shortlist, excluded);
+  s.timings.match = msSince(t);
+  if (s.shortlist.empty()) {
+    s.rejection = "no target shares a visual word with the frame";
+    return found;
+  }
+
+  // 4. Verify the candidates, best first.
+  std::string why;
+  for (const auto& [id, score] : s.shortlist) {
+    const Impl::Target& target = s.targets.at(id);
+    t = Clock::now();
+    if (s.uploaded != id) {
+      s.targetMatcher.setTarget(target.model->descriptors);
+      s.uploaded = id;
+    }
+    const std::vector<detection::Match> matches = s.targetMatcher.match(descriptors, s.options.lane.matching);
+    s.timings.match += msSince(t);
+    std::optional<Detection> d =
+        verifyDetection(matches, target.points, keypoints, target.model->image.size(), target.model->metresPerPixel(),
+                        s.calibration, s.options.lane, why, s.timings.ransac, s.timings.pose);
+    if (d) {
+      d->timings = s.timings;
+      found.push_back({id, std::move(*d), score});
+      if (static_cast<int>(found.size()) >= maxResults) break;
+    } else if (s.rejection.empty()) {
+      s.rejection = "best candidate " + std::to_string(id) + ": " + why;
+    }
+  }
+  if (!found.empty()) s.rejection.clear();
+  return found;
+}
+
+}  // namespace nft::tracker

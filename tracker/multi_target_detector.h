@@ -1,0 +1,101 @@
+#pragma once
+// MultiTargetDetector: the detection lane for many targets (issue: a target database, recognition
+// among them). One detect() call, in order:
+// 1. detect:    scale-aware FAST on the frame, keypoints inside `masks` (the quads of targets
+//               already tracked) dropped, so they are not spent again;
+// 2. describe:  SURF-ES on the GPU, descriptors left there;
+// 3. recognise: each descriptor's visual word by the GpuMatcher against the vocabulary's word
+//               centres (detection/vocabulary.h: Nistér and Stewénius's vocabulary tree, leaves
+//               used flat), then the inverted index's tf-idf scores: the `shortlist` best
+//               targets not excluded;
+// 4. verify:    for each shortlisted target in score order, the GpuMatcher against its
+//               descriptors with Lowe's ratio test, RANSAC homography, inlier floor, quad check
+//               and planar PnP — exactly DetectionLane's steps 3-5 (verifyDetection()).
+// Only shortlisted targets are matched, so the cost grows with the shortlist, not the database.
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "detection/fast_detector.h"
+#include "detection/gpu_matcher.h"
+#include "detection/surf_es.h"
+#include "detection/target_model.h"
+#include "detection/vocabulary.h"
+#include "tracker/detection_lane.h"
+
+namespace nft::tracker {
+
+/// Settings of MultiTargetDetector.
+struct MultiTargetDetectorOptions {
+  /// Detector, SURF-ES, ratio test, RANSAC, inlier floor, quad limits, pose: as the single-target
+  /// lane (DetectionLaneOptions documents each).
+  DetectionLaneOptions lane;
+  /// Targets verified per detect() call at most (>= 1): the inverted index's best.
+  int shortlist = 3;
+};
+
+/// A target found by MultiTargetDetector.
+struct TargetDetection {
+  int target = -1;  ///< The id given to addTarget().
+  Detection detection;
+  double score = 0;  ///< Its inverted-index score in [0, 1].
+};
+
+/// RANSAC homography target → frame from matched points, inlier floor, quad check and planar PnP
+/// (DetectionLane's steps 4-5). `targetPoints[m.target]` and `frameKeypoints[m.query]` are each
+/// match's ends. Returns std::nullopt with `rejection` set ("too few inliers: 7 < 20", a quad
+/// problem, "no pose: ..."); `ransacMs` and `poseMs` get the stage times.
+std::optional<Detection> verifyDetection(const std::vector<detection::Match>& matches,
+                                         const std::vector<cv::Point2f>& targetPoints,
+                                         const std::vector<detection::Keypoint>& frameKeypoints, cv::Size targetSize,
+                                         double metresPerPixel, const CameraCalibration& calibration,
+                                         const DetectionLaneOptions& options, std::string& rejection, double& ransacMs,
+                                         double& poseMs);
+
+/// Recognition and detection among many targets of one descriptor type, for one frame size.
+/// Holds GPU resources (SurfEs, two GpuMatchers): the GL context current at construction, in
+/// every call and at destruction. Move-only, not thread-safe.
+class MultiTargetDetector {
+ public:
+  /// @param vocabulary the words every target's `words` refer to (uploaded once).
+  /// @throws std::invalid_argument for options out of range (named), an empty vocabulary or a
+  ///   non-positive frame size; GPU errors pass through.
+  MultiTargetDetector(const gpu::Capabilities& caps, const CameraCalibration& calibration,
+                      const detection::Vocabulary& vocabulary, detection::DescriptorType type,
+                      detection::Orientation orientation, const MultiTargetDetectorOptions& options = {});
+  ~MultiTargetDetector();
+  MultiTargetDetector(MultiTargetDetector&&) noexcept;
+  MultiTargetDetector& operator=(MultiTargetDetector&&) noexcept;
+
+  /// Adds (or replaces) target `id` (>= 0): its model (shared, not copied: keep it unchanged) and
+  /// the word id of each of its keypoints.
+  /// @throws std::invalid_argument for a descriptor type or orientation other than the
+  ///   detector's, descriptors ≠ keypoints ≠ words, or a word outside the vocabulary.
+  void addTarget(int id, std::shared_ptr<const detection::TargetModel> model, const std::vector<int>& words);
+  /// Removes target `id` (nothing if absent).
+  void removeTarget(int id);
+  int targetCount() const;
+
+  /// Finds up to `maxResults` targets in `gray` (CV_8UC1 of the calibration's size), skipping the
+  /// ids in `excluded` and the keypoints inside the polygons of `masks` (frame pixels).
+  /// @throws std::invalid_argument for another frame size or type.
+  std::vector<TargetDetection> detect(const cv::Mat& gray, const std::vector<int>& excluded,
+                                      const std::vector<std::vector<cv::Point2f>>& masks, int maxResults);
+
+  /// Stage times of the last detect(), ms: detect (FAST), describe, match (words + candidates),
+  /// ransac, pose.
+  const DetectionTimings& lastTimings() const;
+  /// The last shortlist, (id, score), best first.
+  const std::vector<std::pair<int, double>>& lastShortlist() const;
+  /// Why the last detect() found nothing ("" when it found a target).
+  const std::string& lastRejection() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace nft::tracker
