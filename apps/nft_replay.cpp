@@ -21,7 +21,12 @@ int main(int argc, char** argv) {
       "package opencv-doc's graf1.png) with exact ground truth, ending with an accuracy report."};
   nft::replay::ReplayRequest request;
   bool printConfig = false;
-  app.add_option("--target", request.target, "target image (trained at start-up) or model file (.nftm)");
+  std::vector<std::string> targets;
+  app.add_option("--target", targets,
+                 "target image (trained at start-up) or model file (.nftm); repeat for several targets");
+  app.add_option("--targets", request.targetDatabase, "target database (.nftdb, nft_train --database)");
+  app.add_option("--gt-target", request.groundTruthTarget,
+                 "with several targets: the name of the one --gt follows and the statistics score (default: the first)");
   app.add_option("--video", request.video, "input: video file, folder of frames (name order) or camera index");
   app.add_option("--config", request.configPath, "YAML configuration (config/default.yaml lists every key)");
   app.add_option("--calib", request.calibrationPath,
@@ -48,6 +53,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--print-config", printConfig, "print the configuration in effect (YAML, every key) and exit");
   CLI11_PARSE(app, argc, argv);
+  if (!targets.empty()) {
+    request.target = targets.front();
+    request.moreTargets.assign(targets.begin() + 1, targets.end());
+  }
 
   if (printConfig) {
     try {

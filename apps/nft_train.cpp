@@ -1,6 +1,8 @@
 // nft_train: trains a target once — keypoints and SURF descriptors over several scales, the
 // patches the tracking lane follows, the physical size — writes the model file and prints the
-// target's quality report.
+// target's quality report. With --database: trains every image of a folder or a list file as the
+// Session trains images (the config's settings) and writes one target database (.nftdb) with the
+// visual words that recognise them, a quality line per target and a warning for look-alikes.
 
 #include <CLI/CLI.hpp>
 
@@ -13,12 +15,17 @@
 
 #include <opencv2/imgcodecs.hpp>
 
+#include "apps/train/database_input.h"
+#include "config/config.h"
 #include "detection/surf_cpu.h"
+#include "detection/target_database.h"
 #include "detection/surf_es.h"
 #include "detection/target_model_io.h"
 #include "detection/target_trainer.h"
 #include "gpu/capabilities.h"
 #include "gpu/context.h"
+#include "session/pipeline_options.h"
+#include "session/target_loader.h"
 
 using namespace nft::detection;
 
@@ -44,6 +51,47 @@ void printReport(const std::string& imagePath, const cv::Mat& original, const Ta
               static_cast<double>(std::filesystem::file_size(outPath)) / 1024.0, seconds);
 }
 
+/// nft_train --database: trains the entries, builds the vocabulary, writes the database.
+int trainDatabase(const std::vector<nft::train::TargetEntry>& entries, const std::string& outPath,
+                  const std::string& configPath, double defaultWidth, const std::string& platform, double lookAlike) {
+  const auto start = std::chrono::steady_clock::now();
+  const nft::config::Config config = configPath.empty() ? nft::config::Config{} : nft::config::loadConfig(configPath);
+  const nft::session::PipelineOptions options =
+      nft::session::pipelineOptions(config, configPath.empty() ? "<defaults>" : configPath);
+  nft::gpu::ContextOptions contextOptions;
+  contextOptions.platform = nft::gpu::parseEglPlatform(platform);
+  const nft::gpu::Context context = nft::gpu::Context::createHeadless(contextOptions);
+  const nft::gpu::Capabilities caps = nft::gpu::probeCapabilities();
+  std::vector<std::pair<std::string, TargetModel>> models;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const nft::train::TargetEntry& e = entries[i];
+    nft::session::PipelineOptions o = options;
+    o.training.widthMetres = e.widthMetres > 0 ? e.widthMetres : defaultWidth;
+    if (!std::filesystem::is_regular_file(e.image))
+      throw std::runtime_error("target '" + e.name + "': image '" + e.image + "' does not exist");
+    const cv::Mat image = cv::imread(e.image, cv::IMREAD_GRAYSCALE);
+    if (image.empty()) throw std::runtime_error("target '" + e.name + "': cannot read image '" + e.image + "'");
+    nft::session::LoadedTarget t = nft::session::trainTargetImage(image, e.image, o, caps);  // names the image in errors
+    const TargetQuality& q = t.model.quality;
+    std::string stars;
+    for (int s = 0; s < 5; ++s) stars += s < q.stars ? "*" : ".";
+    std::printf("[%zu/%zu] %s: %zu keypoints, %zu patches, %s%s%s\n", i + 1, entries.size(), e.name.c_str(),
+                t.model.keypoints.size(), t.model.patches.size(), stars.c_str(), q.warnings.empty() ? "" : "; ",
+                q.warnings.empty() ? "" : q.warnings.front().c_str());
+    std::fflush(stdout);
+    models.emplace_back(e.name, std::move(t.model));
+  }
+  const TargetDatabase database = TargetDatabase::build(std::move(models));
+  for (const auto& [a, b, similarity] : database.lookAlikes(lookAlike))
+    std::printf("Warning:    '%s' looks like '%s' (visual-word similarity %.2f): the tracker may take one for the "
+                "other\n", a.c_str(), b.c_str(), similarity);
+  database.save(outPath);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("Wrote %s: %d targets, %d visual words, %.1f MB in %.1f s\n", outPath.c_str(), database.size(),
+              database.vocabulary().size(), static_cast<double>(std::filesystem::file_size(outPath)) / 1e6, seconds);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -54,8 +102,19 @@ int main(int argc, char** argv) {
   TargetTrainerOptions options;
   int descriptor = 64;
   bool upright = false;
-  app.add_option("target", imagePath, "target image: a photo or scan of the planar target")->required();
-  app.add_option("-o,--out", outPath, "model file to write (.nftm)")->required();
+  std::string databasePath, folder, listFile, configPath;
+  double lookAlike = 0.35;
+  app.add_option("target", imagePath, "target image: a photo or scan of the planar target");
+  app.add_option("-o,--out", outPath, "model file to write (.nftm)");
+  app.add_option("--database", databasePath,
+                 "write a target database (.nftdb) of every image of --folder or --list, trained as the Session trains "
+                 "images (the --config's settings)");
+  app.add_option("--folder", folder, "with --database: every image of this folder, named by its file name");
+  app.add_option("--list", listFile, "with --database: a list file, one 'name image [width_m]' per line");
+  app.add_option("--config", configPath, "with --database: the YAML config whose training settings are used");
+  app.add_option("--look-alike", lookAlike, "with --database: warn about targets at least this similar (0-1)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   app.add_option("--width-m", options.widthMetres, "physical width of the target, metres")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -78,6 +137,15 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
+    if (!databasePath.empty()) {
+      if (folder.empty() == listFile.empty()) throw std::runtime_error("--database needs --folder or --list (one of them)");
+      if (!imagePath.empty() || !outPath.empty())
+        throw std::runtime_error("--database writes one database: give no target image and no --out");
+      return trainDatabase(folder.empty() ? nft::train::entriesOfList(listFile) : nft::train::entriesOfFolder(folder),
+                           databasePath, configPath, options.widthMetres, platform, lookAlike);
+    }
+    if (imagePath.empty() || outPath.empty())
+      throw std::runtime_error("give a target image and --out (or --database with --folder or --list)");
     const auto start = std::chrono::steady_clock::now();
     if (!std::filesystem::is_regular_file(imagePath))
       throw std::runtime_error("target image '" + imagePath + "' does not exist");

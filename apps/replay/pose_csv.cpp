@@ -17,10 +17,10 @@ void append(std::string& row, const char* format, double value) {
 
 }  // namespace
 
-std::string poseCsvRow(int index, const FrameResult& frame) {
-  static const TargetResult kNone;
-  const TargetResult& r = frame.targets.empty() ? kNone : frame.targets.front();
-  std::string row = std::to_string(index) + "," + toString(r.state);
+namespace {
+
+/// The fields after `state`: corners, pose, inliers, error (empty when not found), then ms.
+void appendResult(std::string& row, const TargetResult& r, const FrameResult& frame) {
   const bool found = r.found && r.corners.size() == 4;
   if (found) {
     for (const cv::Point2f& c : r.corners) {
@@ -35,13 +35,28 @@ std::string poseCsvRow(int index, const FrameResult& frame) {
     row += std::string(8 + 6 + 2, ',');
   }
   append(row, "%.3f", frame.timings.total);
+}
+
+}  // namespace
+
+std::string poseCsvRow(int index, const FrameResult& frame) {
+  static const TargetResult kNone;
+  const TargetResult& r = frame.targets.empty() ? kNone : frame.targets.front();
+  std::string row = std::to_string(index) + "," + toString(r.state);
+  appendResult(row, r, frame);
   return row;
 }
 
-PoseCsvWriter::PoseCsvWriter(const std::string& path) : path_(path) {
+std::string multiTargetPoseCsvRow(int index, const TargetResult& target, const FrameResult& frame) {
+  std::string row = std::to_string(index) + "," + target.name + "," + toString(target.state);
+  appendResult(row, target, frame);
+  return row;
+}
+
+PoseCsvWriter::PoseCsvWriter(const std::string& path, bool severalTargets) : path_(path), several_(severalTargets) {
   file_ = std::fopen(path.c_str(), "w");
   if (file_ == nullptr) throw std::runtime_error("cannot create poses file '" + path + "': " + std::strerror(errno));
-  if (std::fprintf(file_, "%s\n", kPoseCsvHeader) < 0 || std::fflush(file_) != 0)
+  if (std::fprintf(file_, "%s\n", severalTargets ? kMultiTargetPoseCsvHeader : kPoseCsvHeader) < 0 || std::fflush(file_) != 0)
     throw std::runtime_error("cannot write poses file '" + path + "': " + std::strerror(errno));
 }
 
@@ -50,10 +65,14 @@ PoseCsvWriter::~PoseCsvWriter() {
 }
 
 PoseCsvWriter::PoseCsvWriter(PoseCsvWriter&& other) noexcept
-    : path_(std::move(other.path_)), file_(std::exchange(other.file_, nullptr)) {}
+    : path_(std::move(other.path_)), file_(std::exchange(other.file_, nullptr)), several_(other.several_) {}
 
 void PoseCsvWriter::write(int index, const FrameResult& frame) {
-  const std::string row = poseCsvRow(index, frame) + "\n";
+  std::string row;
+  if (several_)
+    for (const TargetResult& t : frame.targets) row += multiTargetPoseCsvRow(index, t, frame) + "\n";
+  else
+    row = poseCsvRow(index, frame) + "\n";
   // One fwrite of the whole row, then a flush: a crash leaves complete rows only.
   if (std::fwrite(row.data(), 1, row.size(), file_) != row.size() || std::fflush(file_) != 0)
     throw std::runtime_error("cannot write poses file '" + path_ + "': " + std::strerror(errno));

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <optional>
 #include <stdexcept>
 
@@ -42,6 +43,9 @@ struct RunInfo {
   double decodeMs = 0, encodeMs = 0, wallSeconds = 0;
   bool rendered = false;
   int glErrors = 0;          ///< GL error checks that found one (checkGlErrors)
+  int targetCount = 1;       ///< targets looked for
+  std::string scoredTarget;  ///< with several: the one statistics and ground truth follow
+  std::map<std::string, int> foundFrames;  ///< with several: frames each target was found in
   std::string firstGlError;  ///< the first of them, with the frame
 };
 
@@ -80,6 +84,12 @@ nlohmann::json reportJson(const ReplayStats& stats, const RunInfo& info, bool co
                       {"fy", info.K(1, 1)},
                       {"cx", info.K(0, 2)},
                       {"cy", info.K(1, 2)}};
+  if (info.targetCount > 1 || !info.scoredTarget.empty()) {
+    j["target"]["name"] = info.scoredTarget;
+    nlohmann::json all = nlohmann::json::object();
+    for (const auto& [name, frames] : info.foundFrames) all[name] = {{"found_frames", frames}};
+    j["targets"] = {{"count", info.targetCount}, {"found", all}};
+  }
   j["renderer"] = info.renderer;
   j["gl_version"] = info.glVersion;
   j["egl_platform"] = info.eglPlatform;
@@ -146,13 +156,17 @@ int runReplay(const ReplayRequest& request) {
   ReplayStats stats;
   RunInfo info;
   std::optional<PoseCsvWriter> csv;
+  bool severalTargets = false;
   std::string error;
   bool completed = false;
   bool reportable = false;  // the report is written once the run got as far as its first frame
   try {
-    if (request.target.empty() != request.video.empty())
-      throw std::runtime_error("--target and --video go together (give both, or neither for the built-in synthetic "
-                               "sequence)");
+    const bool anyTarget = !request.target.empty() || !request.targetDatabase.empty();
+    if (anyTarget != !request.video.empty())
+      throw std::runtime_error("--target (or --targets) and --video go together (give both, or neither for the "
+                               "built-in synthetic sequence)");
+    if (request.target.empty() && !request.moreTargets.empty())
+      throw std::runtime_error("the first --target is empty");
     // Every output is checked before the first frame: a typo in --report must not cost a whole run.
     if (!request.outVideo.empty()) checkWritable(request.outVideo, "--out");
     if (!request.posesCsv.empty()) checkWritable(request.posesCsv, "--poses");
@@ -189,10 +203,30 @@ int runReplay(const ReplayRequest& request) {
     info.glVersion = session.glVersion();
     info.eglPlatform = session.contextDescription();
 
-    const TargetId targetId = synthetic ? session.addTarget(synthetic->targetImage(), synthetic->options().targetPath)
-                                        : session.addTarget(request.target);
-    const TargetInfo target = session.target(targetId);
-    info.target = synthetic ? synthetic->options().targetPath : request.target;
+    std::vector<TargetId> ids;
+    if (synthetic) {
+      ids.push_back(session.addTarget(synthetic->targetImage(), synthetic->options().targetPath));
+    } else {
+      if (!request.target.empty()) ids.push_back(session.addTarget(request.target));
+      for (const std::string& t : request.moreTargets) ids.push_back(session.addTarget(t));
+      if (!request.targetDatabase.empty())
+        for (TargetId id : session.loadDatabase(request.targetDatabase)) ids.push_back(id);
+    }
+    severalTargets = ids.size() > 1 || !request.targetDatabase.empty();
+    TargetId scoredId = ids.front();
+    if (!request.groundTruthTarget.empty()) {
+      const auto named = std::find_if(ids.begin(), ids.end(),
+                                      [&](TargetId id) { return session.target(id).name == request.groundTruthTarget; });
+      if (named == ids.end())
+        throw std::runtime_error("--gt-target '" + request.groundTruthTarget + "' names none of the targets");
+      scoredId = *named;
+    }
+    const TargetInfo target = session.target(scoredId);
+    info.target = synthetic ? synthetic->options().targetPath : target.source == "<image>" ? target.name : target.source;
+    if (severalTargets) {
+      info.targetCount = static_cast<int>(ids.size());
+      info.scoredTarget = target.name;
+    }
     info.targetSize = target.imageSize;
     info.targetOriginalSize = target.originalSize;
     info.targetKeypoints = target.quality.keypoints;
@@ -210,7 +244,7 @@ int runReplay(const ReplayRequest& request) {
     if (!source->read(frame)) throw std::runtime_error("input '" + source->description() + "' has no frames");
     info.decodeMs += msSince(decodeStart);
     info.frameSize = frame.size();
-    if (!request.posesCsv.empty()) csv.emplace(request.posesCsv);
+    if (!request.posesCsv.empty()) csv.emplace(request.posesCsv, severalTargets);
     const bool render = !request.noRender && session.config().render.enabled;
     info.rendered = render;
     std::optional<VideoOutput> video;
@@ -242,7 +276,14 @@ int runReplay(const ReplayRequest& request) {
         info.K = calibration.K;
       }
       if (csv) csv->write(index, result);
-      const TargetResult& r = result.targets.front();
+      // The target the ground truth and the statistics follow; with several, the others are counted.
+      static const TargetResult kNotReported;
+      const TargetResult* scored = &kNotReported;
+      for (const TargetResult& t : result.targets) {
+        if (t.id == scoredId) scored = &t;
+        if (severalTargets && t.found) ++info.foundFrames[t.name];
+      }
+      const TargetResult& r = *scored;
 
       std::optional<double> alignment;
       if (static_cast<size_t>(index) < groundTruth.size())
@@ -257,7 +298,14 @@ int runReplay(const ReplayRequest& request) {
       } else {
         output = frame;
       }
-      stats.add(result, renderMs, alignment);
+      if (severalTargets) {
+        FrameResult scoredFrame;
+        scoredFrame.timings = result.timings;
+        if (scored != &kNotReported) scoredFrame.targets.push_back(*scored);
+        stats.add(scoredFrame, renderMs, alignment);
+      } else {
+        stats.add(result, renderMs, alignment);
+      }
       if (video) {
         const auto encodeStart = Clock::now();
         video->write(output);

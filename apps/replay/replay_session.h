@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "apps/replay/frame_source.h"
 #include "apps/replay/synthetic_sequence.h"
@@ -18,6 +19,12 @@ struct ReplayRequest {
   /// Both empty: the built-in synthetic sequence (synthetic_sequence.h) with its own target and
   /// ground truth.
   std::string target;
+  /// More targets (nft_replay's repeated --target) and a target database (--targets): with
+  /// several targets the CSV gains a `target` column (pose_csv.h) and the report a row per target.
+  std::vector<std::string> moreTargets;
+  std::string targetDatabase;
+  /// With several targets: the name of the one the ground truth follows (empty: the first).
+  std::string groundTruthTarget;
   std::string video;
   std::string configPath;       ///< YAML config (config/config.h); empty = the defaults
   std::string calibrationPath;  ///< overrides the config's camera.calibration
