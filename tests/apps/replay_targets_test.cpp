@@ -1,0 +1,94 @@
+// nft_train --database and nft_replay with several targets, run as a user runs them: a list file
+// of real images (../shared/data), the database, a replay of tmt_bookI against it.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "support/program_run.h"
+#include "support/test_data.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nft::testing::quoted;
+
+std::string readText(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(ReplayTargets, TrainsADatabaseAndReplaysAgainstIt) {
+  NFT_REQUIRE_DATA("video/tmt_bookI/video.mp4");
+  const fs::path dir = nft::testing::freshTempDir("nft_targets");
+  const fs::path data = nft::testing::dataDir();
+  {
+    std::ofstream list(dir / "targets.txt");
+    list << "# name image width_m\n"
+         << "cover " << (data / "video/cmu_book/cv_cover.jpg").string() << " 0.187\n"
+         << "book " << (data / "video/tmt_bookI/target.png").string() << "\n"
+         << "graf " << (data / "oxford/graf/img1.png").string() << " 0.3\n";
+  }
+  const nft::testing::ProgramRun train =
+      nft::testing::runProgram(NFT_TRAIN_BINARY, "--database " + quoted(dir / "three.nftdb") + " --list " +
+                                                     quoted(dir / "targets.txt"));
+  ASSERT_EQ(train.status, 0) << train.output;
+  EXPECT_NE(train.output.find("[2/3] book:"), std::string::npos) << train.output;
+  EXPECT_NE(train.output.find("3 targets"), std::string::npos) << train.output;
+
+  const fs::path video = data / "video/tmt_bookI/video.mp4";
+  const nft::testing::ProgramRun replay = nft::testing::runProgram(
+      NFT_REPLAY_BINARY, "--targets " + quoted(dir / "three.nftdb") + " --video " + quoted(video) + " --gt " +
+                             quoted(data / "video/tmt_bookI/gt.tsv") +
+                             " --gt-target book --frames 40 --no-render --progress 0 --poses " + quoted(dir / "p.csv") +
+                             " --report " + quoted(dir / "r.json"));
+  ASSERT_EQ(replay.status, 0) << replay.output;
+  EXPECT_NE(replay.output.find("success 100.0% at 5 px"), std::string::npos) << replay.output;
+  std::istringstream csv(readText(dir / "p.csv"));
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "frame,target,state,ulx,uly,urx,ury,lrx,lry,llx,lly,rx,ry,rz,tx,ty,tz,inliers,reproj_px,ms");
+  int rows = 0;
+  while (std::getline(csv, line)) {
+    ++rows;
+    EXPECT_EQ(line.substr(line.find(',') + 1, 5), "book,") << line;
+  }
+  EXPECT_EQ(rows, 40) << "one row per reported target per frame: the book, in every frame";
+  const nlohmann::json report = nlohmann::json::parse(readText(dir / "r.json"));
+  EXPECT_EQ(report["targets"]["count"], 3);
+  EXPECT_EQ(report["targets"]["found"]["book"]["found_frames"], 40);
+  EXPECT_EQ(report["target"]["name"], "book");
+}
+
+TEST(ReplayTargets, BadListsAndDatabasesAreErrorsNamingTheFile) {
+  NFT_REQUIRE_DATA("video/tmt_bookI/video.mp4");
+  const fs::path dir = nft::testing::freshTempDir("nft_targets_bad");
+  { std::ofstream(dir / "twice.txt") << "a x.png\nb y.png\na z.png\n"; }
+  nft::testing::ProgramRun run = nft::testing::runProgram(
+      NFT_TRAIN_BINARY, "--database " + quoted(dir / "db.nftdb") + " --list " + quoted(dir / "twice.txt"));
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.output.find("twice.txt:3: the name 'a' is given twice"), std::string::npos) << run.output;
+  { std::ofstream(dir / "width.txt") << "a x.png -2\n"; }
+  run = nft::testing::runProgram(NFT_TRAIN_BINARY, "--database " + quoted(dir / "db.nftdb") + " --list " +
+                                                       quoted(dir / "width.txt"));
+  EXPECT_NE(run.output.find("width.txt:1: width '-2': expected a positive number of metres"), std::string::npos)
+      << run.output;
+  { std::ofstream(dir / "missing.txt") << "a no-such-image.png\n"; }
+  run = nft::testing::runProgram(NFT_TRAIN_BINARY, "--database " + quoted(dir / "db.nftdb") + " --list " +
+                                                       quoted(dir / "missing.txt"));
+  EXPECT_NE(run.output.find("target 'a': image"), std::string::npos) << run.output;
+  EXPECT_FALSE(fs::exists(dir / "db.nftdb")) << "nothing written";
+  { std::ofstream(dir / "junk.nftdb") << "not a database"; }
+  run = nft::testing::runProgram(NFT_REPLAY_BINARY, "--targets " + quoted(dir / "junk.nftdb") +
+                                                        " --no-render --progress 0 --video " +
+                                                        quoted(nft::testing::dataDir() / "video/tmt_bookI/video.mp4"));
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.output.find("not a target database file"), std::string::npos) << run.output;
+}
+
+}  // namespace
