@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
   int descriptor = 64;
   bool upright = false;
   std::string databasePath, folder, listFile, configPath;
-  double lookAlike = 0.35;
+  double lookAlike = 0.8;
   app.add_option("target", imagePath, "target image: a photo or scan of the planar target");
   app.add_option("-o,--out", outPath, "model file to write (.nftm)");
   app.add_option("--database", databasePath,

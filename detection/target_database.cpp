@@ -120,8 +120,12 @@ std::vector<std::tuple<std::string, std::string, double>> TargetDatabase::lookAl
   std::vector<std::tuple<std::string, std::string, double>> pairs;
   for (size_t i = 0; i < targets_.size(); ++i) {
     const auto best = index.query(targets_[i].words, 1, {static_cast<int>(i)});
-    if (!best.empty() && best[0].second >= threshold)
-      pairs.emplace_back(targets_[i].name, targets_[static_cast<size_t>(best[0].first)].name, best[0].second);
+    if (best.empty() || best[0].second < threshold) continue;
+    const std::string& other = targets_[static_cast<size_t>(best[0].first)].name;
+    const bool seen = std::any_of(pairs.begin(), pairs.end(), [&](const auto& p) {
+      return std::get<0>(p) == other && std::get<1>(p) == targets_[i].name;
+    });
+    if (!seen) pairs.emplace_back(targets_[i].name, other, best[0].second);
   }
   std::sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) { return std::get<2>(a) > std::get<2>(b); });
   return pairs;

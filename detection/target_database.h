@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <tuple>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,9 @@ class TargetDatabase {
   static TargetDatabase load(const std::string& path);
 
   const std::vector<DatabaseTarget>& targets() const { return targets_; }
+  /// Moves the targets out (the database keeps its vocabulary and is empty of targets after),
+  /// so a large database is not held twice in memory.
+  std::vector<DatabaseTarget> takeTargets() { return std::exchange(targets_, {}); }
   const Vocabulary& vocabulary() const { return vocabulary_; }
   int size() const { return static_cast<int>(targets_.size()); }
   /// Index of the target called `name`, or -1.
@@ -57,8 +61,11 @@ class TargetDatabase {
 
   /// Pairs of targets too alike to tell apart: (a, b, similarity) for every target a whose most
   /// similar other target b scores at least `threshold` in the inverted index (histogram
-  /// intersection of tf-idf word vectors, 1 = identical words). Sorted by similarity, highest first.
-  std::vector<std::tuple<std::string, std::string, double>> lookAlikes(double threshold = 0.35) const;
+  /// intersection of tf-idf word vectors, 1 = identical words); each pair once. Sorted by
+  /// similarity, highest first. With about 1000 words, unrelated photographs' most similar other
+  /// scores 0.5-0.7 (median 0.61 over 1000 crops of different photographs), overlapping crops of
+  /// one photograph 0.8 and more: hence the default 0.8.
+  std::vector<std::tuple<std::string, std::string, double>> lookAlikes(double threshold = 0.8) const;
 
  private:
   std::vector<DatabaseTarget> targets_;

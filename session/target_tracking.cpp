@@ -134,6 +134,7 @@ TargetId TargetTracking::add(detection::TargetModel model, TargetInfo info) {
 
 std::vector<TargetId> TargetTracking::addDatabase(detection::TargetDatabase database, const std::string& source) {
   for (const detection::DatabaseTarget& d : database.targets()) checkCompatible(d.model, d.name);
+  std::vector<detection::DatabaseTarget> entries = database.takeTargets();
   const bool adopt = !vocabularyFromDatabase_;
   if (adopt) {
     vocabulary_ = database.vocabulary();
@@ -142,7 +143,7 @@ std::vector<TargetId> TargetTracking::addDatabase(detection::TargetDatabase data
   }
   std::vector<TargetId> ids;
   const size_t before = targets_.size();
-  for (const detection::DatabaseTarget& d : database.targets()) {
+  for (detection::DatabaseTarget& d : entries) {
     Target t;
     t.info.id = nextId_++;
     t.info.name = d.name;
@@ -155,8 +156,8 @@ std::vector<TargetId> TargetTracking::addDatabase(detection::TargetDatabase data
     const detection::TargetQuality& q = d.model.quality;
     t.info.quality = {static_cast<int>(d.model.keypoints.size()), q.coverage, q.distinctness, q.meanContrast, q.stars,
                       q.warnings};
-    t.model = std::make_shared<detection::TargetModel>(d.model);
-    t.words = adopt ? d.words : vocabulary_->quantize(t.model->descriptors);
+    t.model = std::make_shared<detection::TargetModel>(std::move(d.model));
+    t.words = adopt ? std::move(d.words) : vocabulary_->quantize(t.model->descriptors);
     ids.push_back(t.info.id);
     targets_.push_back(std::move(t));
   }
@@ -287,7 +288,10 @@ void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
   const bool search = found.empty() || (options_.searchEvery > 0 && frames_ % options_.searchEvery == 0);
   const int room = options_.maxTargets - static_cast<int>(found.size());
   if (search && room > 0 && recognizer_) {
-    const std::vector<tracker::TargetDetection> detections = recognizer_->detect(*gray, found, masks, room);
+    // One new target per search: the shortlist is verified in score order until one passes, so
+    // a search costs about one matching pass more than a single-target detection; other targets
+    // in view are found by the next searches (search_every), their keypoints unmasked.
+    const std::vector<tracker::TargetDetection> detections = recognizer_->detect(*gray, found, masks, 1);
     addDetection(result.timings, recognizer_->lastTimings());
     for (const tracker::TargetDetection& d : detections) {
       const auto it = std::find_if(targets_.begin(), targets_.end(), [&](const Target& t) { return t.info.id == d.target; });

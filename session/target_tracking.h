@@ -7,7 +7,7 @@
 //   detection/vocabulary.h says which method and why), and a tracking lane per found target
 //   (tracker::Tracker with its detection lane off), up to max_targets at once; while some are
 //   tracked, the others are looked for every search_every frames with the tracked targets'
-//   quads masked. A target is reported at most once a frame.
+//   quads masked, one new target per search. A target is reported at most once a frame.
 // Going from one target to several (or back) starts the tracking afresh.
 // Internal to session/: the Session checks arguments and threads; GL work on its context.
 
