@@ -26,6 +26,9 @@ PACKAGES=(
   # Real sample images (graf1.png, building.jpg): nft_replay's built-in default input is
   # synthesised from them at run time
   opencv-doc
+  # Photographs cropped into distractor targets by scripts/make-distractors.py (Debian's own
+  # python3 with OpenCV's bindings runs it): the many-targets test and benchmarks
+  gnome-backgrounds plasma-workspace-wallpapers python3-opencv
 )
 
 missing=()

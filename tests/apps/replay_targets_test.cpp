@@ -92,3 +92,42 @@ TEST(ReplayTargets, BadListsAndDatabasesAreErrorsNamingTheFile) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ReplayTargets, FindsTheCoverAmongDistractorsMadeByTheScript) {
+  NFT_REQUIRE_DATA("video/cmu_book/book.mp4");
+  const fs::path dir = nft::testing::freshTempDir("nft_distractors");
+  const nft::testing::ProgramRun crops = nft::testing::runProgram(
+      std::string(NFT_SOURCE_DIR) + "/scripts/make-distractors.py",
+      quoted(dir) + " --count 40 --data " + quoted(nft::testing::dataDir()));
+  ASSERT_EQ(crops.status, 0) << crops.output;
+  {
+    std::ofstream list(dir / "targets.txt", std::ios::app);
+    list << "cover " << (nft::testing::dataDir() / "video/cmu_book/cv_cover.jpg").string() << " 0.187\n";
+  }
+  const nft::testing::ProgramRun train = nft::testing::runProgram(
+      NFT_TRAIN_BINARY, "--database " + quoted(dir / "41.nftdb") + " --list " + quoted(dir / "targets.txt"));
+  ASSERT_EQ(train.status, 0) << train.output;
+  EXPECT_NE(train.output.find("41 targets"), std::string::npos) << train.output;
+  // Detection alone on every frame (the hard case for recognition), 60 frames.
+  { std::ofstream(dir / "detect.yaml") << "tracking:\n  enabled: false\n"; }
+  const nft::testing::ProgramRun replay = nft::testing::runProgram(
+      NFT_REPLAY_BINARY, "--targets " + quoted(dir / "41.nftdb") + " --config " + quoted(dir / "detect.yaml") +
+                             " --video " + quoted(nft::testing::dataDir() / "video/cmu_book/book.mp4") +
+                             " --frames 60 --no-render --progress 0 --poses " + quoted(dir / "p.csv"));
+  ASSERT_EQ(replay.status, 0) << replay.output;
+  std::istringstream csv(readText(dir / "p.csv"));
+  std::string line;
+  std::getline(csv, line);
+  int cover = 0, wrong = 0;
+  while (std::getline(csv, line)) {
+    const bool found = line.find(",detecting,,") == std::string::npos && line.find(",lost,,") == std::string::npos;
+    if (!found) continue;
+    (line.find(",cover,") != std::string::npos ? cover : wrong) += 1;
+  }
+  EXPECT_EQ(wrong, 0) << "a distractor was reported";
+  EXPECT_GE(cover, 59) << "the cover is in view in all 60 frames";
+}
+
+}  // namespace
