@@ -204,13 +204,19 @@ int runReplay(const ReplayRequest& request) {
     info.eglPlatform = session.contextDescription();
 
     std::vector<TargetId> ids;
+    double databaseSeconds = 0;
     if (synthetic) {
       ids.push_back(session.addTarget(synthetic->targetImage(), synthetic->options().targetPath));
     } else {
       if (!request.target.empty()) ids.push_back(session.addTarget(request.target));
       for (const std::string& t : request.moreTargets) ids.push_back(session.addTarget(t));
-      if (!request.targetDatabase.empty())
+      if (!request.targetDatabase.empty()) {
+        const auto loadStart = Clock::now();
         for (TargetId id : session.loadDatabase(request.targetDatabase)) ids.push_back(id);
+        databaseSeconds = std::chrono::duration<double>(Clock::now() - loadStart).count();
+        std::fprintf(stderr, "nft_replay: target database %s: %zu targets loaded in %.2f s\n",
+                     request.targetDatabase.c_str(), ids.size(), databaseSeconds);
+      }
     }
     severalTargets = ids.size() > 1 || !request.targetDatabase.empty();
     TargetId scoredId = ids.front();
@@ -232,11 +238,11 @@ int runReplay(const ReplayRequest& request) {
     info.targetKeypoints = target.quality.keypoints;
     info.targetPatches = target.trackingPatches;
     info.targetWidthM = target.widthMetres;
-    info.targetSeconds = target.loadSeconds;
+    info.targetSeconds = databaseSeconds > 0 ? databaseSeconds : target.loadSeconds;
     info.targetTrained = target.trained;
     std::fprintf(stderr, "nft_replay: target %s: %dx%d, %d keypoints, %d tracking patches (%s in %.2f s)\n",
                  info.target.c_str(), info.targetSize.width, info.targetSize.height, info.targetKeypoints,
-                 info.targetPatches, target.trained ? "trained" : "loaded", target.loadSeconds);
+                 info.targetPatches, target.trained ? "trained" : "loaded", info.targetSeconds);
 
     // The first frame fixes the frame size; the calibration is scaled to it.
     cv::Mat frame;
