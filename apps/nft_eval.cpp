@@ -2,7 +2,8 @@
 // evaluation of seeds/000 section 5.2 (recall vs 1 − precision on the Oxford sequences) for
 // SURF-ES, the CPU SURF lane and OpenCV's SIFT and ORB on the same keypoints. `nft_eval tracking`
 // runs our Tracker and the OpenCV ORB / SIFT baselines over a video with ground-truth corners
-// (alignment error, success rate vs threshold).
+// (alignment error, success rate vs threshold). `nft_eval suite run|collect` replays every (clip,
+// config) pair of a suite file, here N at a time or as a Slurm job array, and tabulates the results.
 
 #include <CLI/CLI.hpp>
 
@@ -22,6 +23,7 @@
 #include "apps/eval/extractor_spec.h"
 #include "apps/eval/extractors.h"
 #include "apps/eval/oxford_sequence.h"
+#include "apps/eval/suite_commands.h"
 #include "apps/eval/tracking_eval.h"
 #include "gpu/capabilities.h"
 #include "gpu/context.h"
@@ -229,6 +231,84 @@ int runTracking(TrackingArgs& a) {
   return 0;
 }
 
+/// What the `suite` subcommands were given.
+struct SuiteArgs {
+  nft::eval::suite::SuiteRunRequest run;
+  std::string partition, time, mem;
+  int cpusPerTask = 0, maxParallel = -1, maxArraySize = 0;
+  std::string collectDir;
+  std::string taskPlan;
+  int taskIndex = -1;
+  bool taskForce = false;
+  CLI::App* runCommand = nullptr;
+  CLI::App* collectCommand = nullptr;
+  CLI::App* taskCommand = nullptr;
+};
+
+/// Adds `suite run`, `suite collect` and the internal `suite task` (what a Slurm array task runs).
+void addSuiteCommand(CLI::App& app, SuiteArgs& a) {
+  CLI::App* suite = app.add_subcommand(
+      "suite",
+      "Regression suites and parameter sweeps: every (clip, config) pair of a suite file replayed by nft_replay,\n"
+      "on this machine or as a Slurm job array, then collected into one table (README, 'Regression suites').");
+  suite->require_subcommand(1);
+  nft::eval::suite::SuiteRunRequest& r = a.run;
+  CLI::App* run = suite->add_subcommand(
+      "run",
+      "Replays every unfinished pair of SUITE.yaml into --out DIR (finished pairs are skipped, so a rerun resumes;\n"
+      "a failed pair is recorded and run again next time). With --slurm, submits them as one Slurm job array\n"
+      "(sbatch --array, one task per pair) and prints its job id.");
+  run->add_option("suite", r.suiteFile, "suite file (YAML: clips, sweep; see README)")->required();
+  run->add_option("--out", r.outDir, "output folder (created; on a shared filesystem for --slurm)")->required();
+  run->add_option("--jobs", r.jobs, "replays at a time on this machine")->check(CLI::Range(1, 1024))->capture_default_str();
+  run->add_option("--replay", r.replayBinary, "the nft_replay program (default: the one beside nft_eval)");
+  run->add_flag("--force", r.force, "run finished pairs again");
+  run->add_flag("--slurm", r.slurm, "submit a Slurm job array instead of running here");
+  run->add_option("--partition", a.partition, "--slurm: partition (default: the suite's slurm.partition, else Slurm's)");
+  run->add_option("--time", a.time, "--slurm: time limit per task, e.g. 00:30:00");
+  run->add_option("--mem", a.mem, "--slurm: memory per task, e.g. 2G");
+  run->add_option("--cpus-per-task", a.cpusPerTask, "--slurm: CPUs per task (the replay's threads)")
+      ->check(CLI::Range(1, 1024));
+  run->add_option("--max-parallel", a.maxParallel, "--slurm: tasks running at once (--array=...%N); 0: no limit")
+      ->check(CLI::Range(0, 1000000));
+  run->add_option("--max-array-size", a.maxArraySize,
+                  "--slurm: tasks per array (below the cluster's MaxArraySize); more pairs: several arrays")
+      ->check(CLI::Range(1, 4000000));
+  run->add_option("--sbatch-arg", r.sbatchArgs, "--slurm: one more sbatch option, e.g. --sbatch-arg=--account=vision");
+  run->add_option("--sbatch", r.sbatch, "--slurm: the sbatch program")->capture_default_str();
+  a.runCommand = run;
+  CLI::App* collect = suite->add_subcommand(
+      "collect",
+      "Aggregates whatever pairs of DIR have finished: DIR/results.csv, results.json, results.md (a table per\n"
+      "config: success at 5 / 10 px, found, median error, tracker fps, per clip and overall) and DIR/plots/*.png.\n"
+      "Lists the missing and failed pairs; exit status 2 while some are.");
+  collect->add_option("dir", a.collectDir, "the --out folder of `suite run`")->required();
+  a.collectCommand = collect;
+  CLI::App* task = suite->add_subcommand("task", "Runs one pair of a plan (what a Slurm array task runs).");
+  task->group("");  // internal: not listed in --help
+  task->add_option("plan", a.taskPlan, "plan.json of a submission")->required();
+  task->add_option("index", a.taskIndex, "pair index in the plan")->required();
+  task->add_flag("--force", a.taskForce, "run the pair even when it is finished");
+  a.taskCommand = task;
+}
+
+/// Runs the `suite` subcommand given (apps/eval/suite_commands.h); its exit status.
+int runSuite(SuiteArgs& a) {
+  namespace suite = nft::eval::suite;
+  if (a.runCommand->parsed()) {
+    suite::SuiteRunRequest& r = a.run;
+    if (!a.partition.empty()) r.partition = a.partition;
+    if (!a.time.empty()) r.time = a.time;
+    if (!a.mem.empty()) r.mem = a.mem;
+    if (a.cpusPerTask > 0) r.cpusPerTask = a.cpusPerTask;
+    if (a.maxParallel >= 0) r.maxParallel = a.maxParallel;
+    if (a.maxArraySize > 0) r.maxArraySize = a.maxArraySize;
+    return suite::suiteRun(r, std::cout, std::cerr);
+  }
+  if (a.collectCommand->parsed()) return suite::suiteCollect(a.collectDir, std::cout, std::cerr);
+  return suite::suiteTask(a.taskPlan, a.taskIndex, a.taskForce, std::cerr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -239,10 +319,13 @@ int main(int argc, char** argv) {
   addDescriptorsCommand(app, descriptors);
   TrackingArgs tracking;
   addTrackingCommand(app, tracking);
+  SuiteArgs suite;
+  addSuiteCommand(app, suite);
   CLI11_PARSE(app, argc, argv);
   try {
     if (app.got_subcommand("descriptors")) return runDescriptors(descriptors);
     if (app.got_subcommand("tracking")) return runTracking(tracking);
+    if (app.got_subcommand("suite")) return runSuite(suite);
   } catch (const std::exception& e) {
     std::cerr << "nft_eval: " << e.what() << "\n";
     return 1;

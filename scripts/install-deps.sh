@@ -29,6 +29,9 @@ PACKAGES=(
   # Photographs cropped into distractor targets by scripts/make-distractors.py (Debian's own
   # python3 with OpenCV's bindings runs it): the many-targets test and benchmarks
   gnome-backgrounds plasma-workspace-wallpapers python3-opencv
+  # Slurm and munge: `nft_eval suite run --slurm` submits job arrays (sbatch); the test labelled
+  # slurm starts its own single-node cluster (munged, slurmctld, slurmd) in a temporary folder
+  slurm-wlm munge
 )
 
 missing=()

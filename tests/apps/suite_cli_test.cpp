@@ -1,0 +1,155 @@
+// `nft_eval suite` run as a user runs it: help, a bad suite, --slurm without sbatch or with an
+// sbatch that refuses, a stand-in sbatch whose batch script is then run task by task (what Slurm
+// does), and on ../shared/data a real run whose collected row equals nft_replay's own report.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/eval/suite_files.h"
+#include "suite_support.h"
+#include "support/test_data.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nft::testing::ProgramRun;
+using nft::testing::quoted;
+using nft::testing::writeFile;
+
+ProgramRun runEval(const std::string& args, const std::string& environment = "") {
+  return nft::testing::runProgram(NFT_EVAL_BINARY, args, environment);
+}
+
+/// A folder with a suite of 2 clips × 2 configs for the stand-in replay.
+class SuiteCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = nft::testing::freshTempDir("nft_suite_cli");
+    writeFile(dir_ / "v.avi", "");
+    writeFile(dir_ / "t.png", "");
+    nft::testing::writeFakeGroundTruth(dir_ / "gt.tsv", 10);
+    writeFile(dir_ / "s.yaml",
+              "clips:\n  - {name: a, video: v.avi, target: t.png, ground_truth: gt.tsv}\n"
+              "  - {name: b, video: v.avi, target: t.png}\n"
+              "sweep:\n  grid:\n    tracking.min_ncc: [0.6, 0.8]\n"
+              "slurm:\n  partition: short\n  time: '5'\n");
+    replay_ = nft::testing::writeFakeReplay(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string runArgs(const std::string& extra) const {
+    return "suite run " + quoted(dir_ / "s.yaml") + " --out " + quoted(dir_ / "out") + " --replay " + quoted(replay_) +
+           " " + extra;
+  }
+
+  fs::path dir_, replay_;
+};
+
+TEST(NftEvalSuiteCli, HelpListsRunAndCollectWithTheirOptions) {
+  const ProgramRun r = runEval("suite --help");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("run"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("collect"), std::string::npos) << r.output;
+  const ProgramRun run = runEval("suite run --help");
+  for (const char* option : {"--out", "--jobs", "--slurm", "--partition", "--time", "--mem", "--cpus-per-task",
+                             "--max-parallel", "--max-array-size", "--sbatch-arg", "--force", "--replay"})
+    EXPECT_NE(run.output.find(option), std::string::npos) << option << " missing from\n" << run.output;
+}
+
+TEST_F(SuiteCliTest, ABadSuiteExitsWithItsFileAndLineAndWritesNothing) {
+  writeFile(dir_ / "bad.yaml", "clips:\n  - {video: v.avi, target: t.png}\nsweep:\n  grid:\n    tracking.bogus: [1]\n");
+  const ProgramRun r = runEval("suite run " + quoted(dir_ / "bad.yaml") + " --out " + quoted(dir_ / "out"));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find((dir_ / "bad.yaml").string() + ":5: sweep.grid: tracking.bogus: unknown key"), std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
+TEST_F(SuiteCliTest, SlurmWithoutSbatchOrWithARefusingSbatchSaysSoAndSubmitsNothing) {
+  ProgramRun r = runEval(runArgs("--slurm --sbatch sbatch-not-installed-here"));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("'sbatch-not-installed-here' was not found in PATH"), std::string::npos) << r.output;
+  writeFile(dir_ / "refusing_sbatch.sh", "#!/bin/sh\necho 'sbatch: error: invalid partition specified: short' >&2\nexit 1\n");
+  fs::permissions(dir_ / "refusing_sbatch.sh", fs::perms::owner_all);
+  r = runEval(runArgs("--slurm --sbatch " + quoted(dir_ / "refusing_sbatch.sh")));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("sbatch refused the job array"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("invalid partition specified: short"), std::string::npos) << r.output;
+  // Nothing is reported as complete.
+  r = runEval("suite collect " + quoted(dir_ / "out"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("0 of 4 pairs finished, 0 failed, 4 missing - INCOMPLETE"), std::string::npos) << r.output;
+}
+
+TEST_F(SuiteCliTest, TheSubmittedBatchScriptRunTaskByTaskCompletesTheSuite) {
+  // A stand-in sbatch: records its arguments, prints a job id as --parsable does.
+  writeFile(dir_ / "sbatch.sh", "#!/bin/sh\necho \"$@\" > " + quoted(dir_ / "sbatch_args") + "\necho '4242;cluster'\n");
+  fs::permissions(dir_ / "sbatch.sh", fs::perms::owner_all);
+  ProgramRun r = runEval(runArgs("--slurm --sbatch " + quoted(dir_ / "sbatch.sh") + " --time 00:07:00 --sbatch-arg=--account=lab"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("\n4242\n"), std::string::npos) << "the job id alone on its line:\n" << r.output;
+  const std::string args = nft::eval::suite::readText(dir_ / "sbatch_args");
+  EXPECT_NE(args.find("--parsable --account=lab "), std::string::npos) << args;
+  const std::string scriptPath = args.substr(args.rfind(' ') + 1, args.find('\n') - args.rfind(' ') - 1);
+  const std::string script = nft::eval::suite::readText(scriptPath);
+  EXPECT_NE(script.find("#SBATCH --array=0-3\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("#SBATCH --partition=short\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("#SBATCH --time=00:07:00\n"), std::string::npos) << script;  // the flag overrides the suite
+  // What Slurm would do: run the script once per array task.
+  for (int task = 0; task < 4; ++task) {
+    const ProgramRun t = nft::testing::runProgram("/bin/sh", quoted(fs::path(scriptPath)),
+                                                  "SLURM_ARRAY_JOB_ID=4242 SLURM_ARRAY_TASK_ID=" + std::to_string(task));
+    EXPECT_EQ(t.status, 0) << t.output;
+  }
+  r = runEval("suite collect " + quoted(dir_ / "out"));
+  EXPECT_EQ(r.status, 0) << r.output;
+  const nlohmann::json j = nlohmann::json::parse(nft::eval::suite::readText(dir_ / "out" / "results.json"));
+  EXPECT_EQ(j["complete"], true);
+  EXPECT_EQ(j["rows"][0]["success_5px"], 0.9);
+  // A second --slurm has nothing to submit.
+  r = runEval(runArgs("--slurm --sbatch " + quoted(dir_ / "sbatch.sh")));
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("every pair is finished: nothing to submit"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("4242"), std::string::npos) << r.output;
+}
+
+TEST(NftEvalSuiteData, ARealRunsRowEqualsNftReplaysOwnReport) {
+  NFT_REQUIRE_DATA("video/tmt_bookI/video.mp4");
+  const fs::path dir = nft::testing::freshTempDir("nft_suite_data");
+  const nft::testing::RemovedAtEnd cleanup{dir};
+  const fs::path d = nft::testing::dataDir() / "video" / "tmt_bookI";
+  writeFile(dir / "s.yaml", "clips:\n  - name: bookI\n    video: " + (d / "video.mp4").string() + "\n    target: " +
+                                (d / "target.png").string() + "\n    ground_truth: " + (d / "gt.tsv").string() +
+                                "\n    frames: 40\nsweep:\n  grid:\n    tracking.min_ncc: [0.7, 0.8]\n");
+  ProgramRun r = runEval("suite run " + quoted(dir / "s.yaml") + " --out " + quoted(dir / "out") + " --jobs 2");
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = runEval("suite collect " + quoted(dir / "out"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const nlohmann::json rows = nlohmann::json::parse(nft::eval::suite::readText(dir / "out" / "results.json"))["rows"];
+  ASSERT_EQ(rows.size(), 2u);
+  // The same replay by hand, with the pair's own config file.
+  writeFile(dir / "c.yaml", "tracking:\n  min_ncc: 0.7\n");
+  r = nft::testing::runProgram(NFT_REPLAY_BINARY, "--target " + quoted(d / "target.png") + " --video " +
+                                                      quoted(d / "video.mp4") + " --gt " + quoted(d / "gt.tsv") +
+                                                      " --config " + quoted(dir / "c.yaml") +
+                                                      " --frames 40 --no-render --progress 0 --report " +
+                                                      quoted(dir / "direct.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const nlohmann::json direct = nlohmann::json::parse(nft::eval::suite::readText(dir / "direct.json"));
+  const nlohmann::json& row = rows[0];
+  EXPECT_EQ(row["config"], "tracking.min_ncc=0.7");
+  EXPECT_EQ(row["frames"], 40);
+  EXPECT_EQ(row["frames"], direct["frames"]);
+  EXPECT_EQ(row["found_fraction"], direct["found_fraction"]);
+  EXPECT_EQ(row["success_5px"], direct["ground_truth"]["success_5px"]);
+  EXPECT_EQ(row["success_10px"], direct["ground_truth"]["success_10px"]);
+  EXPECT_EQ(row["median_error_px"], direct["ground_truth"]["median_error_px"]);
+  EXPECT_GT(row["success_5px"].get<double>(), 0.9);
+  EXPECT_TRUE(fs::exists(dir / "out" / "plots" / "success.png"));
+}
+
+}  // namespace
