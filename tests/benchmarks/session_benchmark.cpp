@@ -18,6 +18,7 @@
 #include <opencv2/videoio.hpp>
 
 #include "benchmark_gpu.h"
+#include "tmt_gray_frames.h"
 #include "gpu/capabilities.h"
 #include "nft/session.h"
 #include "session/pipeline_options.h"
@@ -29,21 +30,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-const std::vector<cv::Mat>& grayFrames() {
-  static const std::vector<cv::Mat> frames = [] {
-    const std::string path = (nft::testing::dataDir() / "video/tmt_bookI/video.mp4").string();
-    cv::VideoCapture video(path);
-    if (!video.isOpened()) throw std::runtime_error("cannot open " + path);
-    std::vector<cv::Mat> out;
-    cv::Mat frame, gray;
-    while (video.read(frame)) {
-      cv::cvtColor(frame, gray, cv::COLOR_BGR2GRAY);
-      out.push_back(gray.clone());
-    }
-    return out;
-  }();
-  return frames;
-}
+const std::vector<cv::Mat>& grayFrames() { return nft::benchmarks::tmtGrayFrames(); }
 
 std::string targetPath() { return (nft::testing::dataDir() / "video/tmt_bookI/target.png").string(); }
 

@@ -27,6 +27,7 @@
 #include <opencv2/videoio.hpp>
 
 #include "benchmark_gpu.h"
+#include "tmt_gray_frames.h"
 #include "tracker/tmt_ground_truth.h"
 #include "tracker/tmt_target.h"
 #include "tracker/tracker.h"
@@ -42,22 +43,7 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-/// Every frame of video.mp4 in grey (531 × 800 × 600 bytes), decoded once per program.
-const std::vector<cv::Mat>& grayFrames() {
-  static const std::vector<cv::Mat> frames = [] {
-    const std::string path = (nft::testing::dataDir() / "video/tmt_bookI/video.mp4").string();
-    cv::VideoCapture video(path);
-    if (!video.isOpened()) throw std::runtime_error("cannot open " + path);
-    std::vector<cv::Mat> out;
-    cv::Mat frame, gray;
-    while (video.read(frame)) {
-      cv::cvtColor(frame, gray, cv::COLOR_BGR2GRAY);
-      out.push_back(gray.clone());
-    }
-    return out;
-  }();
-  return frames;
-}
+const std::vector<cv::Mat>& grayFrames() { return nft::benchmarks::tmtGrayFrames(); }
 
 /// Success counts of one pass.
 struct PassScore {
