@@ -25,6 +25,7 @@
 #include "apps/eval/oxford_sequence.h"
 #include "apps/eval/suite_commands.h"
 #include "apps/eval/tracking_eval.h"
+#include "apps/replay/synthetic_presets.h"
 #include "gpu/capabilities.h"
 #include "gpu/context.h"
 
@@ -170,10 +171,15 @@ void addTrackingCommand(CLI::App& app, TrackingArgs& a) {
       "without a result fails (e = inf). Prints success at 5 and 10 px, median error, tracked fraction and\n"
       "median ms per frame per method.");
   TrackingRequest& r = a.request;
-  cmd->add_option("--target", r.target, "target image (trained at start-up) or .nftm model")->required();
-  cmd->add_option("--video", r.video, "video file or folder of numbered frames")->required();
-  cmd->add_option("--gt", r.groundTruth, "ground-truth corners, gt.tsv format (header, then one line per frame)")
-      ->required();
+  cmd->add_option("--target", r.target, "target image (trained at start-up) or .nftm model");
+  cmd->add_option("--video", r.video, "video file or folder of numbered frames");
+  cmd->add_option("--gt", r.groundTruth, "ground-truth corners, gt.tsv format (header, then one line per frame)");
+  cmd->add_option("--preset", r.preset,
+                  "instead of --target/--video/--gt: a synthetic sequence with exact ground truth, one of\n" +
+                      nft::replay::syntheticPresetNames() + " (POT categories, apps/replay/synthetic_presets.h)");
+  cmd->add_option("--synthetic-frames", r.syntheticFrames, "frames of the --preset sequence")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   cmd->add_option("--config", r.configPath, "YAML config for our tracker (config/default.yaml's keys)");
   cmd->add_option("--calib", r.calibrationPath, "camera calibration YAML (overrides the config's)");
   cmd->add_option("--baselines", a.baselines, "comma-separated OpenCV baselines: orb, sift, or none")
@@ -212,6 +218,10 @@ std::pair<int, int> parseSubset(const std::string& text) {
 }
 
 int runTracking(TrackingArgs& a) {
+  const bool files = !a.request.target.empty() || !a.request.video.empty() || !a.request.groundTruth.empty();
+  if (a.request.preset.empty() ? a.request.target.empty() || a.request.video.empty() || a.request.groundTruth.empty()
+                               : files)
+    throw std::invalid_argument("give --target, --video and --gt, or --preset alone");
   a.request.baselines = parseBaselineList(a.baselines);
   const auto [subsetFirst, subsetLast] = parseSubset(a.subset);
   if (a.step > a.maxThreshold)

@@ -51,12 +51,22 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--synthetic-seed", request.synthetic.seed, "random seed of the built-in synthetic sequence")
       ->capture_default_str();
+  std::string preset = "default";
+  app.add_option("--synthetic-preset", preset,
+                 "camera path of the built-in synthetic sequence: default, or a POT challenge category\n"
+                 "(apps/replay/synthetic_presets.h): " + nft::replay::syntheticPresetNames())
+      ->check([](const std::string& name) {
+        return nft::replay::parseSyntheticPreset(name) ? std::string()
+                                                       : "expected one of " + nft::replay::syntheticPresetNames();
+      })
+      ->capture_default_str();
   app.add_flag("--print-config", printConfig, "print the configuration in effect (YAML, every key) and exit");
   CLI11_PARSE(app, argc, argv);
   if (!targets.empty()) {
     request.target = targets.front();
     request.moreTargets.assign(targets.begin() + 1, targets.end());
   }
+  request.synthetic.preset = *nft::replay::parseSyntheticPreset(preset);
 
   if (printConfig) {
     try {

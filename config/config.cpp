@@ -49,7 +49,8 @@ constexpr EnumName<RansacMethod> kRansacMethods[] = {{RansacMethod::Magsac, "mag
                                                      {RansacMethod::UsacAccurate, "usac_accurate"},
                                                      {RansacMethod::Lmeds, "lmeds"}};
 constexpr EnumName<MotionModel> kMotionModels[] = {{MotionModel::ConstantVelocity, "constant_velocity"},
-                                                   {MotionModel::None, "none"}};
+                                                   {MotionModel::None, "none"},
+                                                   {MotionModel::ConstantAcceleration, "constant_acceleration"}};
 
 template <class E, std::size_t N>
 std::string_view nameOf(const EnumName<E> (&table)[N], E value) {
@@ -480,6 +481,17 @@ const std::vector<Section>& schema() {
                               closed(0, 1)),
                   intField("retrack_lost_frames", &Config::tracking, &TrackingConfig::retrackLostFrames, atLeast(0)),
                   boolField("refine_detections", &Config::tracking, &TrackingConfig::refineDetections),
+                  intField("max_search_px", &Config::tracking, &TrackingConfig::maxSearchPx, closed(2, 256)),
+                  intField("recovery_search_px", &Config::tracking, &TrackingConfig::recoverySearchPx,
+                           closed(2, 256)),
+                  numberField("search_speed_factor", &Config::tracking, &TrackingConfig::searchSpeedFactor,
+                              atLeast(0)),
+                  intField("coarse_patches", &Config::tracking, &TrackingConfig::coarsePatches, closed(4, 1000)),
+                  numberField("blur_exposure", &Config::tracking, &TrackingConfig::blurExposure, closed(0, 1)),
+                  numberField("min_inlier_spread", &Config::tracking, &TrackingConfig::minInlierSpread,
+                              closed(0, 1)),
+                  boolField("region_detection", &Config::tracking, &TrackingConfig::regionDetection),
+                  numberField("region_margin", &Config::tracking, &TrackingConfig::regionMargin, atLeast(0)),
                   intField("max_targets", &Config::tracking, &TrackingConfig::maxTargets, closed(1, 64)),
                   intField("search_every", &Config::tracking, &TrackingConfig::searchEvery, atLeast(0))}});
     s.push_back({"motion", {enumField("model", &Config::motion, &MotionConfig::model, kMotionModels)}});
@@ -517,6 +529,8 @@ const std::vector<Section>& schema() {
     };
     field("quad", "max_area_fraction").crossRule = "; > min_area_fraction";
     field("tracking", "fine_radius_px").crossRule = "; <= 2 * coarse_radius_px";
+    field("tracking", "max_search_px").crossRule = "; >= 2 * coarse_radius_px";
+    field("tracking", "recovery_search_px").crossRule = "; >= max_search_px";
     return s;
   }();
   return sections;
@@ -569,6 +583,19 @@ void checkCrossFields(const Config& c, const std::string& source,
          path + " = " + std::to_string(c.tracking.fineRadiusPx) +
              ": expected at most 2 * tracking.coarse_radius_px = " + std::to_string(2 * c.tracking.coarseRadiusPx) +
              " (the fine search cannot reach further than the coarse one)");
+  }
+  if (c.tracking.maxSearchPx < 2 * c.tracking.coarseRadiusPx) {
+    const std::string path = "tracking.max_search_px";
+    fail(source, lineFor(path, "tracking.coarse_radius_px"), path,
+         path + " = " + std::to_string(c.tracking.maxSearchPx) +
+             ": expected at least 2 * tracking.coarse_radius_px = " + std::to_string(2 * c.tracking.coarseRadiusPx) +
+             " (the widest search cannot be narrower than the standard one)");
+  }
+  if (c.tracking.recoverySearchPx < c.tracking.maxSearchPx) {
+    const std::string path = "tracking.recovery_search_px";
+    fail(source, lineFor(path, "tracking.max_search_px"), path,
+         path + " = " + std::to_string(c.tracking.recoverySearchPx) +
+             ": expected at least tracking.max_search_px = " + std::to_string(c.tracking.maxSearchPx));
   }
   if (!(c.quad.maxAreaFraction > c.quad.minAreaFraction)) {
     const std::string path = "quad.max_area_fraction";

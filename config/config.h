@@ -70,6 +70,7 @@ enum class RansacMethod {
 enum class MotionModel {
   ConstantVelocity,  ///< "constant_velocity": the last frame-to-frame motion repeats.
   None,              ///< "none": the previous frame's pose is the prediction.
+  ConstantAcceleration,  ///< "constant_acceleration": the frame-to-frame motion changes as it last changed.
 };
 
 /// @{
@@ -227,6 +228,35 @@ struct TrackingConfig {
   /// `refine_detections`: refine each detection with the tracking lane in the same frame.
   /// true | false. Default true.
   bool refineDetections = true;
+  /// `max_search_px`: the widest search of the tracking lane around its prediction, frame
+  /// pixels: fast motion is searched from quarter or eighth resolution (coarse to fine, as PTAM,
+  /// Klein and Murray, ISMAR 2007). Integer in [2, 256], and >= 2 · coarse_radius_px. Default 64.
+  int maxSearchPx = 64;
+  /// `recovery_search_px`: the search range of the tracking lane's retries after a loss
+  /// (retrack_lost_frames), frame pixels. Integer in [2, 256], and >= max_search_px. Default 160.
+  int recoverySearchPx = 160;
+  /// `search_speed_factor`: the search range as a fraction of the predicted speed (frame pixels
+  /// per frame); 0 keeps it at 2 · coarse_radius_px except after a loss. Number >= 0. Default 0.5.
+  double searchSpeedFactor = 0.5;
+  /// `coarse_patches`: most patches searched at quarter and eighth resolution. Integer in
+  /// [4, 1000]. Default 40.
+  int coarsePatches = 40;
+  /// `blur_exposure`: the camera's exposure as a fraction of the frame interval, the starting
+  /// guess: the tracking lane's templates are blurred along this fraction of their motion (motion
+  /// blur), and the tracker then learns the camera's exposure from the frames. 0 turns blurring
+  /// off. Number in [0, 1]. Default 0.5.
+  double blurExposure = 0.5;
+  /// `region_detection`: after a loss, the detection lane looks first in the region around the
+  /// target's last or predicted place (cheaper, and denser on the target), then in the whole
+  /// frame. true | false. Default true.
+  bool regionDetection = true;
+  /// `region_margin`: that region is the target's bounding box enlarged by this fraction of its
+  /// size on every side. Number >= 0. Default 0.5.
+  double regionMargin = 0.5;
+  /// `min_inlier_spread`: fewest inlier patches' spread, the area of their convex hull over the
+  /// target's area; a few patches in one corner cannot place a target mostly out of view.
+  /// Number in [0, 1]. Default 0.02.
+  double minInlierSpread = 0.02;
   /// `max_targets`: most targets tracked at once, each by its own tracking lane. Integer in
   /// [1, 64]. Default 8.
   int maxTargets = 8;
@@ -238,7 +268,7 @@ struct TrackingConfig {
 
 /// `motion:` pose prediction between frames.
 struct MotionConfig {
-  /// `model`: constant_velocity | none. Default constant_velocity.
+  /// `model`: constant_velocity | none | constant_acceleration. Default constant_velocity.
   MotionModel model = MotionModel::ConstantVelocity;
 };
 

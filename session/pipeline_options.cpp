@@ -93,6 +93,12 @@ PipelineOptions pipelineOptions(const config::Config& c, const std::string& sour
   t.ransacThresholdPx = c.tracking.ransacThresholdPx;
   t.maxCornerJumpPx = c.tracking.maxCornerJumpPx;
   t.minInlierFraction = c.tracking.minInlierFraction;
+  t.maxSearchPx = c.tracking.maxSearchPx;
+  t.recoverySearchPx = c.tracking.recoverySearchPx;
+  t.searchSpeedFactor = c.tracking.searchSpeedFactor;
+  t.coarsePatches = c.tracking.coarsePatches;
+  t.blurExposure = c.tracking.blurExposure;
+  t.minInlierSpread = c.tracking.minInlierSpread;
   t.refinePose = c.pose.refine;
   t.quad = quadOf(c.quad);
 
@@ -103,8 +109,12 @@ PipelineOptions pipelineOptions(const config::Config& c, const std::string& sour
   p.shortlist = c.matcher.shortlist;
   p.tracker.retrackLostFrames = c.tracking.retrackLostFrames;
   p.tracker.refineDetections = c.tracking.refineDetections;
+  p.tracker.regionDetection = c.tracking.regionDetection;
+  p.tracker.regionMargin = c.tracking.regionMargin;
   p.tracker.motion = c.motion.model == config::MotionModel::None ? tracker::MotionModelKind::None
-                                                                  : tracker::MotionModelKind::ConstantVelocity;
+                     : c.motion.model == config::MotionModel::ConstantAcceleration
+                         ? tracker::MotionModelKind::ConstantAcceleration
+                         : tracker::MotionModelKind::ConstantVelocity;
 
   // Training of an image target.
   detection::TargetTrainerOptions& tr = p.training;

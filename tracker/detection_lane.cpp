@@ -1,6 +1,7 @@
 #include "tracker/detection_lane.h"
 
 #include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -32,6 +33,9 @@ void validate(const DetectionLaneOptions& o) {
                                 std::to_string(o.ransacConfidence));
   if (o.minInliers < 4)
     throw std::invalid_argument("DetectionLaneOptions::minInliers must be >= 4, got " + std::to_string(o.minInliers));
+  if (!(o.regionKeypointFraction > 0 && o.regionKeypointFraction <= 1))
+    throw std::invalid_argument("DetectionLaneOptions::regionKeypointFraction must be in (0, 1], got " +
+                                std::to_string(o.regionKeypointFraction));
   if (o.matching.crossCheck)
     throw std::invalid_argument("DetectionLaneOptions::matching.crossCheck is not supported (descriptors stay on the GPU)");
   detection::validateMatchOptions(o.matching);
@@ -117,6 +121,10 @@ const DetectionTimings& DetectionLane::lastTimings() const { return impl_->timin
 const std::string& DetectionLane::lastRejection() const { return impl_->rejection; }
 
 std::optional<Detection> DetectionLane::detect(const cv::Mat& frame) {
+  return detect(frame, cv::Rect(0, 0, frame.cols, frame.rows));
+}
+
+std::optional<Detection> DetectionLane::detect(const cv::Mat& frame, const cv::Rect& region) {
   Impl& s = *impl_;
   if (frame.empty()) throw std::invalid_argument("DetectionLane::detect: empty frame");
   if (frame.type() != CV_8UC1 && frame.type() != CV_8UC3)
@@ -133,9 +141,23 @@ std::optional<Detection> DetectionLane::detect(const cv::Mat& frame) {
     return std::nullopt;
   };
 
-  // 1. Keypoints.
+  // 1. Keypoints (in the region, shifted to frame pixels).
   auto t = Clock::now();
-  const std::vector<detection::Keypoint> keypoints = s.detector.detect(frame);
+  const cv::Rect inside = region & cv::Rect(0, 0, frame.cols, frame.rows);
+  if (inside.width < 8 || inside.height < 8) {
+    s.timings.detect = msSince(t);
+    return reject("empty detection region");
+  }
+  std::vector<detection::Keypoint> keypoints = s.detector.detect(frame(inside));
+  if (inside.area() < frame.rows * frame.cols) {  // a region: the strongest share of the budget
+    const size_t cap = static_cast<size_t>(
+        std::max(4.0, std::ceil(s.options.regionKeypointFraction * s.options.detector.maxKeypoints)));
+    if (keypoints.size() > cap) keypoints.resize(cap);
+  }
+  for (detection::Keypoint& k : keypoints) {
+    k.x += static_cast<float>(inside.x);
+    k.y += static_cast<float>(inside.y);
+  }
   s.timings.detect = msSince(t);
   if (keypoints.size() < 4) return reject("too few keypoints: " + std::to_string(keypoints.size()));
 

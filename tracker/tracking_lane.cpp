@@ -9,6 +9,7 @@
 #include <opencv2/calib3d.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "tracker/blur_aware_fit.h"
 #include "tracker/ncc_patch.h"
 
 namespace nft::tracker {
@@ -38,6 +39,18 @@ void validate(const TrackingLaneOptions& o) {
   if (!(o.ransacThresholdPx > 0) || !std::isfinite(o.ransacThresholdPx))
     fail("ransacThresholdPx must be finite and > 0, got " + std::to_string(o.ransacThresholdPx));
   if (!(o.maxCornerJumpPx > 0)) fail("maxCornerJumpPx must be > 0, got " + std::to_string(o.maxCornerJumpPx));
+  if (o.maxSearchPx < 2 * o.coarseRadiusPx || o.maxSearchPx > 256)
+    fail("maxSearchPx must be in [2 * coarseRadiusPx, 256], got " + std::to_string(o.maxSearchPx));
+  if (!(o.searchSpeedFactor >= 0) || !std::isfinite(o.searchSpeedFactor))
+    fail("searchSpeedFactor must be finite and >= 0, got " + std::to_string(o.searchSpeedFactor));
+  if (o.coarsePatches < 4 || o.coarsePatches > 1000)
+    fail("coarsePatches must be in [4, 1000], got " + std::to_string(o.coarsePatches));
+  if (!(o.blurExposure >= 0 && o.blurExposure <= 1))
+    fail("blurExposure must be in [0, 1], got " + std::to_string(o.blurExposure));
+  if (o.recoverySearchPx < o.maxSearchPx || o.recoverySearchPx > 256)
+    fail("recoverySearchPx must be in [maxSearchPx, 256], got " + std::to_string(o.recoverySearchPx));
+  if (!(o.minInlierSpread >= 0 && o.minInlierSpread <= 1))
+    fail("minInlierSpread must be in [0, 1], got " + std::to_string(o.minInlierSpread));
 }
 
 cv::Point2d apply(const cv::Matx33d& H, cv::Point2d p) {
@@ -49,6 +62,16 @@ bool finite(const cv::Matx33d& H) {
   for (int i = 0; i < 9; ++i)
     if (!std::isfinite(H.val[i])) return false;
   return true;
+}
+
+/// The largest distance between the target corners under H and under G, frame pixels.
+double largestCornerDistance(const cv::Matx33d& H, const cv::Matx33d& G, cv::Size targetSize) {
+  cv::Point2d a[4], b[4];
+  projectTargetCorners(H, targetSize, a);
+  projectTargetCorners(G, targetSize, b);
+  double d = 0;
+  for (int i = 0; i < 4; ++i) d = std::max(d, cv::norm(a[i] - b[i]));
+  return d;
 }
 
 /// The patches in the order the lane takes them: the model's levels interleaved (a level's
@@ -67,6 +90,14 @@ std::vector<cv::Point2f> interleavedPatches(const std::vector<detection::Trackin
   return order;
 }
 
+/// Area of the convex hull of `points` (pixels²); 0 for fewer than 3.
+double hullArea(const std::vector<cv::Point2f>& points) {
+  if (points.size() < 3) return 0;
+  std::vector<cv::Point2f> hull;
+  cv::convexHull(points, hull);
+  return cv::contourArea(hull);
+}
+
 }  // namespace
 
 struct TrackingLane::Impl {
@@ -76,39 +107,180 @@ struct TrackingLane::Impl {
   double metresPerPixel = 0;
   std::vector<cv::Mat> targetPyramid;  // CV_8UC1, level 0 = the model's image
   std::vector<cv::Point2f> patches;    // target pixels, in the order they are taken
-  cv::Mat half;                        // the frame's half-resolution level (scratch)
+  FramePyramid ownPyramid;             // for track(gray, predicted)
   TrackingTimings timings;
   std::string rejection;
 
-  /// Matches of one stage: target points and where they were found in the frame (full resolution).
+  /// Matches of one stage: target points and where they were found in the frame (full
+  /// resolution), with where the stage's homography had put them.
   struct Matches {
-    std::vector<cv::Point2f> target, frame;
-    int searched = 0;  // patches with a valid template whose search area lay inside the frame
+    std::vector<cv::Point2f> target, frame, expected, streak;
+    std::vector<float> score;
+    int searched = 0;  // patches with a valid template searched (their window at least partly in the frame)
+    double streakPx = 0;  // mean blur streak of the matches, full-resolution pixels
   };
 
-  /// Warps and searches every visible patch at `level` (0 or 1) of the frame around where H puts it.
-  Matches search(const cv::Mat& image, int level, const cv::Matx33d& H, int radius) const {
+  /// Warps and searches the visible patches (at most `budget`) at `level` of the frame around
+  /// where H puts them, within `radius` level pixels; with a motion reference, each template is
+  /// blurred along exposure × (H − reference) at its point.
+  Matches search(const cv::Mat& image, int level, const cv::Matx33d& H, int radius, int budget,
+                 const std::optional<cv::Matx33d>& reference, double exposure) const {
     Matches m;
     const cv::Matx33d Hinv = H.inv();
     const double scale = std::ldexp(1.0, level);
-    const int margin = options.patchSize / 2 + radius + 1;
+    const int half = options.patchSize / 2;
+    const bool blur = reference && exposure > 0;
     for (const cv::Point2f& x : patches) {
-      if (m.searched >= options.maxPatches) break;
-      const cv::Point2d p = apply(H, cv::Point2d(x.x, x.y)) * (1.0 / scale);  // predicted, level pixels
-      if (!(p.x >= margin && p.y >= margin && p.x < image.cols - margin && p.y < image.rows - margin)) continue;
+      if (m.searched >= budget) break;
+      const cv::Point2d full = apply(H, cv::Point2d(x.x, x.y));
+      const cv::Point2d p = full * (1.0 / scale);  // predicted, level pixels
+      // The template's own window must lie in the frame; the search around it is clipped to it.
+      if (!(p.x >= half && p.y >= half && p.x < image.cols - half && p.y < image.rows - half)) continue;
       const cv::Point centre(static_cast<int>(std::lround(p.x)), static_cast<int>(std::lround(p.y)));
-      const PatchTemplate patch = warpPatch(targetPyramid, Hinv, centre, level, options.patchSize);
+      const cv::Point2d streak =
+          blur ? (full - apply(*reference, cv::Point2d(x.x, x.y))) * exposure : cv::Point2d(0, 0);
+      const PatchTemplate patch = warpPatchBlurred(targetPyramid, Hinv, centre, level, options.patchSize, streak);
       if (!patch.valid) continue;
+      const NccPeak peak = searchNcc(image, patch, centre, radius, true);
+      if (!peak.found) continue;
       ++m.searched;
-      const NccPeak peak = searchNcc(image, patch, centre, radius);
-      if (!peak.found || peak.score < options.minNcc) continue;
+      if (peak.score < options.minNcc) continue;
       // The template's grid is centred on `centre`, the patch point predicted at p: it lies at
       // p + shift in this level.
       const cv::Point2d found = (p + cv::Point2d(peak.shift.x, peak.shift.y)) * scale;
       m.target.push_back(x);
       m.frame.emplace_back(static_cast<float>(found.x), static_cast<float>(found.y));
+      m.expected.emplace_back(static_cast<float>(full.x), static_cast<float>(full.y));
+      m.streak.emplace_back(static_cast<float>(streak.x), static_cast<float>(streak.y));
+      m.score.push_back(peak.score);
+      m.streakPx += std::hypot(streak.x, streak.y);
     }
+    if (!m.target.empty()) m.streakPx /= static_cast<double>(m.target.size());
     return m;
+  }
+
+  /// Which exposure explains the frame's blur best (TrackedTarget::measuredExposure): the mean
+  /// NCC of up to kExposureSamples of r's inliers, at the place they were found (±1 level pixel),
+  /// with templates blurred along each candidate of kExposureCandidates × their motion against
+  /// `reference`; −1 when the target moved too little for the blur to tell (a mean motion under
+  /// 8 frame pixels).
+  double measureExposure(const cv::Mat& image, int level, const TrackedTarget& r, const cv::Matx33d& reference) const {
+    const size_t n = r.inlierTargetPoints.size();
+    if (n == 0) return -1;
+    double motion = 0;
+    for (size_t i = 0; i < n; ++i)
+      motion += cv::norm(cv::Point2d(r.inlierFramePoints[i]) - apply(reference, cv::Point2d(r.inlierTargetPoints[i])));
+    if (motion / static_cast<double>(n) < 8.0) return -1;
+    const cv::Matx33d Hinv = r.homography.inv();
+    const double scale = std::ldexp(1.0, level);
+    double best = -2, bestExposure = -1;
+    for (const double candidate : kExposureCandidates) {
+      double sum = 0;
+      int count = 0;
+      for (size_t k = 0; k < static_cast<size_t>(kExposureSamples) && k < n; ++k) {
+        const size_t i = k * n / std::min(n, static_cast<size_t>(kExposureSamples));
+        const cv::Point2d x(r.inlierTargetPoints[i]);
+        const cv::Point2d full = apply(r.homography, x);
+        const cv::Point centre(static_cast<int>(std::lround(full.x / scale)),
+                               static_cast<int>(std::lround(full.y / scale)));
+        const cv::Point2d streak = (full - apply(reference, x)) * candidate;
+        const PatchTemplate patch = warpPatchBlurred(targetPyramid, Hinv, centre, level, options.patchSize, streak);
+        if (!patch.valid) continue;
+        const NccPeak peak = searchNcc(image, patch, centre, 1, true);
+        if (!peak.found) continue;
+        sum += peak.score;
+        ++count;
+      }
+      if (count > 0 && sum / count > best) {
+        best = sum / count;
+        bestExposure = candidate;
+      }
+    }
+    return bestExposure;
+  }
+
+  /// The blur-aware update (tracker/blur_aware_fit.h): an affine correction of H fitted to the
+  /// matches that agree with it, each residual weighed by its streak; `mask` marks those
+  /// matches. Threshold: full-resolution pixels across a streak (along one it grows with the
+  /// streak). std::nullopt when fewer than 3 agree.
+  std::optional<cv::Matx33d> blurredUpdate(const Matches& m, const cv::Matx33d& H, double threshold,
+                                           std::vector<unsigned char>& mask) const {
+    const size_t n = m.target.size();
+    mask.assign(n, 0);
+    if (n < 3) return std::nullopt;
+    // A first robust affine fit with a threshold as wide as the scatter along the streaks.
+    std::vector<unsigned char> ransacMask;
+    const cv::Mat A0 = cv::estimateAffine2D(m.expected, m.frame, ransacMask, cv::RANSAC,
+                                            threshold * (1.0 + kAlongStreakSigmaPerPx * m.streakPx));
+    if (A0.empty()) return std::nullopt;
+    cv::Matx23d A(A0.at<double>(0, 0), A0.at<double>(0, 1), A0.at<double>(0, 2), A0.at<double>(1, 0),
+                  A0.at<double>(1, 1), A0.at<double>(1, 2));
+    // Then twice: the matches within the threshold across their streak and within the threshold
+    // scaled by the streak's expected scatter along it, refitted by weighted least squares.
+    for (int round = 0; round < 2; ++round) {
+      std::vector<BlurredMatch> inliers;
+      for (size_t i = 0; i < n; ++i) {
+        const cv::Point2d e(m.expected[i]);
+        const cv::Point2d r = cv::Point2d(A(0, 0) * e.x + A(0, 1) * e.y + A(0, 2),
+                                          A(1, 0) * e.x + A(1, 1) * e.y + A(1, 2)) -
+                              cv::Point2d(m.frame[i]);
+        const double length = std::hypot(m.streak[i].x, m.streak[i].y);
+        const cv::Point2d u =
+            length > 1e-9 ? cv::Point2d(m.streak[i].x / length, m.streak[i].y / length) : cv::Point2d(1, 0);
+        const double along = std::abs(r.dot(u)), across = std::abs(r.x * -u.y + r.y * u.x);
+        const double alongScale = std::sqrt(1.0 + std::pow(kAlongStreakSigmaPerPx * length, 2));
+        mask[i] = across <= threshold && along <= threshold * alongScale;
+        if (mask[i]) inliers.push_back({m.expected[i], m.frame[i], m.streak[i]});
+      }
+      const std::optional<cv::Matx23d> refit = fitBlurredCorrection(inliers);
+      if (!refit) return std::nullopt;
+      A = *refit;
+    }
+    const cv::Matx33d C(A(0, 0), A(0, 1), A(0, 2), A(1, 0), A(1, 1), A(1, 2), 0, 0, 1);
+    cv::Matx33d out = C * H;
+    if (!finite(out) || out(2, 2) == 0) return std::nullopt;
+    return out * (1.0 / out(2, 2));
+  }
+
+  /// The estimate after one stage above full resolution at `level`: a homography from the
+  /// matches when at least `minMatches` of them fit one within the level's threshold and it is
+  /// plausible; at quarter resolution and coarser, else their median shift when most agree on it;
+  /// else H unchanged.
+  cv::Matx33d update(const Matches& m, int level, const cv::Matx33d& H, int minMatches) const {
+    const double threshold = std::ldexp(options.ransacThresholdPx, level);
+    const int n = static_cast<int>(m.target.size());
+    if (n >= minMatches && m.streakPx >= std::ldexp(kBlurFitStreakPx, level)) {
+      std::vector<unsigned char> mask;
+      const std::optional<cv::Matx33d> candidate = blurredUpdate(m, H, threshold, mask);
+      if (candidate && cv::countNonZero(mask) >= minMatches &&
+          quadProblem(*candidate, targetSize, calibration.imageSize, options.quad).empty())
+        return *candidate;
+    } else if (n >= minMatches) {
+      std::vector<unsigned char> mask;
+      const cv::Mat found = cv::findHomography(m.target, m.frame, cv::RANSAC, threshold, mask);
+      if (!found.empty() && cv::countNonZero(mask) >= minMatches) {
+        const cv::Matx33d candidate(found);
+        if (finite(candidate) && candidate(2, 2) != 0 &&
+            quadProblem(candidate, targetSize, calibration.imageSize, options.quad).empty())
+          return candidate * (1.0 / candidate(2, 2));
+      }
+    }
+    if (level < 2 || n < 3) return H;
+    // Few patches (a small or half-hidden target at quarter resolution): a translation.
+    std::vector<float> dx(m.frame.size()), dy(m.frame.size());
+    for (size_t i = 0; i < m.frame.size(); ++i) {
+      dx[i] = m.frame[i].x - m.expected[i].x;
+      dy[i] = m.frame[i].y - m.expected[i].y;
+    }
+    const auto median = [](std::vector<float> v) {
+      std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+      return v[v.size() / 2];
+    };
+    const float mx = median(dx), my = median(dy);
+    int agree = 0;
+    for (size_t i = 0; i < dx.size(); ++i) agree += std::hypot(dx[i] - mx, dy[i] - my) <= threshold ? 1 : 0;
+    if (2 * agree <= n) return H;
+    return cv::Matx33d(1, 0, mx, 0, 1, my, 0, 0, 1) * H;
   }
 };
 
@@ -155,52 +327,144 @@ std::optional<TrackedTarget> TrackingLane::track(const cv::Mat& gray, const cv::
     throw std::invalid_argument("TrackingLane::track: frame size " + sizeText(gray.size()) +
                                 " differs from the lane's frame size " + sizeText(s.calibration.imageSize));
   if (!finite(predicted)) throw std::invalid_argument("TrackingLane::track: the predicted homography is not finite");
+  const auto t = Clock::now();
+  s.ownPyramid.build(gray, 2);
+  const double pyramidMs = msSince(t);
+  TrackingPrior prior;
+  prior.predicted = predicted;
+  std::optional<TrackedTarget> r = track(s.ownPyramid, prior);
+  s.timings.pyramid += pyramidMs;
+  if (r) r->timings.pyramid = s.timings.pyramid;
+  return r;
+}
+
+std::optional<TrackedTarget> TrackingLane::track(FramePyramid& frame, const TrackingPrior& prior) {
+  Impl& s = *impl_;
+  const cv::Size frameSize = s.calibration.imageSize;
+  if (frame.levelCount() == 0) throw std::invalid_argument("TrackingLane::track: the frame pyramid is empty");
+  if (frame.level(0).type() != CV_8UC1 || frame.frameSize() != frameSize)
+    throw std::invalid_argument("TrackingLane::track: frame size " + sizeText(frame.frameSize()) +
+                                " differs from the lane's frame size " + sizeText(frameSize) +
+                                " (or the frame is not CV_8UC1)");
+  if (!finite(prior.predicted) || (prior.reference && !finite(*prior.reference)))
+    throw std::invalid_argument("TrackingLane::track: the prior's homographies are not finite");
+  if (!(prior.searchRangePx >= 0)) throw std::invalid_argument("TrackingLane::track: searchRangePx must be >= 0");
+  if (prior.blurExposure && !(*prior.blurExposure >= 0 && *prior.blurExposure <= 1))
+    throw std::invalid_argument("TrackingLane::track: blurExposure must be in [0, 1]");
   s.timings = {};
   s.rejection.clear();
   const auto reject = [&](std::string why) -> std::optional<TrackedTarget> {
     s.rejection = std::move(why);
     return std::nullopt;
   };
-  const cv::Size frameSize = s.calibration.imageSize;
+  const cv::Matx33d& predicted = prior.predicted;
   if (!quadProblem(predicted, s.targetSize, frameSize, s.options.quad).empty())
     return reject("implausible prediction: " + quadProblem(predicted, s.targetSize, frameSize, s.options.quad));
 
+  // The search range and the level it starts at (see the top of tracking_lane.h).
+  const double standard = 2.0 * s.options.coarseRadiusPx;
+  double range = std::max(standard, prior.searchRangePx);
+  if (prior.reference)
+    range = std::max(range, s.options.searchSpeedFactor * largestCornerDistance(predicted, *prior.reference, s.targetSize));
+  // The motion's range is capped by maxSearchPx; a range the caller asks for (a retry after a
+  // loss) may go beyond, up to what eighth resolution reaches.
+  range = std::min(range, std::max(static_cast<double>(s.options.maxSearchPx), prior.searchRangePx));
+  range = std::min(range, std::ldexp(static_cast<double>(kMaxSearchRadius), 3));
+  int startLevel = 1, startRadius = s.options.coarseRadiusPx;
+  if (range > standard) {
+    startLevel = 2;
+    while (startLevel < 3 && range > std::ldexp(static_cast<double>(kMaxCoarseRadius), startLevel)) ++startLevel;
+    startRadius = std::clamp(static_cast<int>(std::ceil(std::ldexp(range, -startLevel))), 2, kMaxSearchRadius);
+  }
+  // The last level: full resolution, or half resolution in a strongly blurred frame (the mean
+  // predicted streak of the target's corners at least kHalfResolutionStreakPx).
+  const double exposure = prior.blurExposure.value_or(s.options.blurExposure);
+  int finalLevel = 0;
+  if (prior.reference && exposure > 0) {
+    cv::Point2d a[4], b[4];
+    projectTargetCorners(predicted, s.targetSize, a);
+    projectTargetCorners(*prior.reference, s.targetSize, b);
+    double streak = 0;
+    for (int i = 0; i < 4; ++i) streak += 0.25 * exposure * cv::norm(a[i] - b[i]);
+    if (streak >= kHalfResolutionStreakPx) finalLevel = 1;
+  }
+  startLevel = std::max(startLevel, finalLevel + 1);
   auto t = Clock::now();
-  cv::pyrDown(gray, s.half);
+  frame.ensure(startLevel + 1);
   s.timings.pyramid = msSince(t);
+  // A frame too small for the levels asked (under 64 px a side) is searched on those it has.
+  startLevel = std::min(startLevel, frame.levelCount() - 1);
+  finalLevel = std::min(finalLevel, startLevel);
 
-  // Coarse: half resolution, wide radius; its homography (if any) seeds the fine stage.
+  // Coarse: from the start level down to the level above the final one; each stage's estimate
+  // seeds the next.
   t = Clock::now();
-  cv::Matx33d seed = predicted;
-  {
-    const Impl::Matches coarse = s.search(s.half, 1, predicted, s.options.coarseRadiusPx);
-    if (static_cast<int>(coarse.target.size()) >= s.options.minInliers) {
-      std::vector<unsigned char> mask;
-      const cv::Mat H = cv::findHomography(coarse.target, coarse.frame, cv::RANSAC, 2 * s.options.ransacThresholdPx, mask);
-      if (!H.empty() && cv::countNonZero(mask) >= s.options.minInliers) {
-        const cv::Matx33d candidate(H);
-        if (finite(candidate) && quadProblem(candidate, s.targetSize, frameSize, s.options.quad).empty())
-          seed = candidate * (1.0 / candidate(2, 2));
-      }
-    }
+  cv::Matx33d estimate = predicted;
+  for (int level = startLevel; level > finalLevel; --level) {
+    const bool first = level == startLevel;
+    const int radius = first ? startRadius : std::min(kRefineRadius, s.options.coarseRadiusPx);
+    const int budget = level >= 2 ? s.options.coarsePatches : s.options.maxPatches;
+    const Impl::Matches m = s.search(frame.level(level), level, estimate, radius, budget, prior.reference, exposure);
+    // Half resolution needs as many matches as the fine stage's inliers (Wagner et al.'s lane
+    // as it was); the coarser levels, with fewer patches, half that.
+    const int minMatches = level >= 2 ? std::max(4, s.options.minInliers / 2) : s.options.minInliers;
+    estimate = s.update(m, level, estimate, minMatches);
   }
   s.timings.coarse = msSince(t);
 
-  // Fine: full resolution, small radius, sub-pixel peaks.
+  // Fine: full resolution (or half, see above), small radius, sub-pixel peaks. After a search
+  // beyond the standard range the coarse estimate may still be a few pixels off: when the fine
+  // fit moves the corners by more than the fine radius, the fine stage runs once more from it
+  // (PTAM iterates its fine stage likewise).
   t = Clock::now();
-  const Impl::Matches fine = s.search(gray, 0, seed, s.options.fineRadiusPx);
-  const int matches = static_cast<int>(fine.target.size());
-  if (matches < s.options.minInliers) {
-    s.timings.fine = msSince(t);
-    return reject("too few patches found: " + std::to_string(matches) + " < " + std::to_string(s.options.minInliers));
-  }
+  Impl::Matches fine;
   std::vector<unsigned char> mask;
-  const cv::Mat H = cv::findHomography(fine.target, fine.frame, cv::RANSAC, s.options.ransacThresholdPx, mask);
+  cv::Matx33d homography;
+  for (int pass = 0; pass < 2; ++pass) {
+    fine = s.search(frame.level(finalLevel), finalLevel, estimate, s.options.fineRadiusPx, s.options.maxPatches,
+                    prior.reference, exposure);
+    const int found = static_cast<int>(fine.target.size());
+    if (found < s.options.minInliers) {
+      s.timings.fine = msSince(t);
+      return reject("too few patches found: " + std::to_string(found) + " < " + std::to_string(s.options.minInliers));
+    }
+    // A blurred frame: an affine correction of the estimate, weighted by the streaks, then the
+    // whole homography refined with the same weights (the prediction's perspective corrected
+    // across the streaks); else the homography of the matches (RANSAC, then Levenberg-Marquardt
+    // on the inliers).
+    cv::Mat H;
+    if (fine.streakPx >= kBlurFitStreakPx) {
+      if (std::optional<cv::Matx33d> blurred = s.blurredUpdate(fine, estimate, s.options.ransacThresholdPx, mask)) {
+        std::vector<cv::Point2f> targets, frames, streaks;
+        for (size_t i = 0; i < mask.size(); ++i)
+          if (mask[i] != 0) {
+            targets.push_back(fine.target[i]);
+            frames.push_back(fine.frame[i]);
+            streaks.push_back(fine.streak[i]);
+          }
+        if (const std::optional<cv::Matx33d> refined = refineBlurredHomography(*blurred, targets, frames, streaks))
+          blurred = refined;
+        H = cv::Mat(*blurred);
+      }
+    } else {
+      H = cv::findHomography(fine.target, fine.frame, cv::RANSAC, s.options.ransacThresholdPx, mask);
+    }
+    if (H.empty()) {
+      s.timings.fine = msSince(t);
+      return reject("no homography");
+    }
+    homography = cv::Matx33d(H);
+    if (!finite(homography) || homography(2, 2) == 0) {
+      s.timings.fine = msSince(t);
+      return reject("non-finite homography");
+    }
+    homography *= 1.0 / homography(2, 2);
+    const double moved = largestCornerDistance(homography, estimate, s.targetSize);
+    if (range <= standard || !(moved > std::ldexp(static_cast<double>(s.options.fineRadiusPx), finalLevel))) break;
+    estimate = homography;
+  }
   s.timings.fine = msSince(t);
-  if (H.empty()) return reject("no homography");
-  cv::Matx33d homography(H);
-  if (!finite(homography) || homography(2, 2) == 0) return reject("non-finite homography");
-  homography *= 1.0 / homography(2, 2);
+  const int matches = static_cast<int>(fine.target.size());
 
   TrackedTarget r;
   for (size_t i = 0; i < mask.size(); ++i)
@@ -211,20 +475,46 @@ std::optional<TrackedTarget> TrackingLane::track(const cv::Mat& gray, const cv::
   r.inliers = static_cast<int>(r.inlierTargetPoints.size());
   r.matches = matches;
   r.searched = fine.searched;
+  r.coarsestLevel = startLevel;
+  for (size_t i = 0; i < mask.size(); ++i)
+    if (mask[i] != 0) {
+      r.meanInlierNcc += fine.score[i];
+      const cv::Point2d d = apply(homography, cv::Point2d(fine.target[i])) - cv::Point2d(fine.frame[i]);
+      const double length = std::hypot(fine.streak[i].x, fine.streak[i].y);
+      if (length > 1e-9) {
+        const cv::Point2d u(fine.streak[i].x / length, fine.streak[i].y / length);
+        const double along = d.dot(u) / std::sqrt(1.0 + std::pow(kAlongStreakSigmaPerPx * length, 2));
+        const double across = d.x * -u.y + d.y * u.x;
+        r.fitRmsPx += along * along + across * across;
+      } else {
+        r.fitRmsPx += d.dot(d);
+      }
+    }
+  r.meanInlierNcc /= std::max(1, r.inliers);
+  r.fitRmsPx = std::sqrt(r.fitRmsPx / std::max(1, r.inliers));
+  r.meanStreakPx = fine.streakPx;
+  r.searchRangePx = range;
   if (r.inliers < s.options.minInliers)
     return reject("too few inliers: " + std::to_string(r.inliers) + " < " + std::to_string(s.options.minInliers));
-  if (r.inliers < s.options.minInlierFraction * r.searched)
+  // Below minInlierFraction, a partly occluded target is still taken when its inliers are many,
+  // at least kOccludedInlierFraction of those searched, and correlate well (see
+  // kOccludedMinNcc): chance peaks around a wrong prediction score lower.
+  const bool occluded = r.inliers >= 2 * s.options.minInliers && r.inliers >= kOccludedInlierFraction * r.searched &&
+                        r.meanInlierNcc >= kOccludedMinNcc;
+  if (r.inliers < s.options.minInlierFraction * r.searched && !occluded)
     return reject("too few inliers: " + std::to_string(r.inliers) + " of " + std::to_string(r.searched) +
                   " patches searched, below minInlierFraction " + std::to_string(s.options.minInlierFraction));
+  const double spread = hullArea(r.inlierTargetPoints) / (static_cast<double>(s.targetSize.area()));
+  if (spread < s.options.minInlierSpread)
+    return reject("inliers spread over " + std::to_string(spread) + " of the target, below minInlierSpread " +
+                  std::to_string(s.options.minInlierSpread));
   const std::string problem = quadProblem(homography, s.targetSize, frameSize, s.options.quad);
   if (!problem.empty()) return reject(problem);
-  cv::Point2d corners[4], predictedCorners[4];
-  projectTargetCorners(homography, s.targetSize, corners);
-  projectTargetCorners(predicted, s.targetSize, predictedCorners);
-  double jump = 0;
-  for (int i = 0; i < 4; ++i) jump = std::max(jump, cv::norm(corners[i] - predictedCorners[i]));
-  if (!(jump <= s.options.maxCornerJumpPx))
-    return reject("corner jump " + std::to_string(jump) + " px > " + std::to_string(s.options.maxCornerJumpPx));
+  const double jump = largestCornerDistance(homography, predicted, s.targetSize);
+  // A search beyond the standard range may find the target further away than maxCornerJumpPx.
+  const double maxJump = range > standard ? std::max(s.options.maxCornerJumpPx, range + 20.0) : s.options.maxCornerJumpPx;
+  if (!(jump <= maxJump))
+    return reject("corner jump " + std::to_string(jump) + " px > " + std::to_string(maxJump));
 
   t = Clock::now();
   try {
@@ -236,8 +526,12 @@ std::optional<TrackedTarget> TrackingLane::track(const cv::Mat& gray, const cv::
   }
   s.timings.pose = msSince(t);
   r.homography = homography;
+  cv::Point2d corners[4];
+  projectTargetCorners(homography, s.targetSize, corners);
   for (const cv::Point2d& c : corners) r.corners.emplace_back(static_cast<float>(c.x), static_cast<float>(c.y));
   r.reprojectionErrorPx = r.pose.reprojectionErrorPx;
+  if (prior.reference && prior.measureExposure)
+    r.measuredExposure = s.measureExposure(frame.level(finalLevel), finalLevel, r, *prior.reference);
   r.timings = s.timings;
   return r;
 }

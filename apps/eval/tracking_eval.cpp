@@ -14,11 +14,13 @@
 #include <stdexcept>
 
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "apps/eval/opencv_threads.h"
 #include "apps/replay/frame_source.h"
 #include "apps/replay/ground_truth.h"
 #include "apps/replay/replay_session.h"
+#include "apps/replay/synthetic_sequence.h"
 #include "detection/target_model_io.h"
 #include "nft/session.h"
 
@@ -122,10 +124,27 @@ TrackingReport evaluateTracking(const TrackingRequest& request) {
   // Cheap inputs first, so a typo fails before the GPU and the training.
   SessionOptions sessionOptions = replay::sessionOptions(request.configPath, request.calibrationPath);
   sessionOptions.eglPlatform = request.platform;
-  const std::vector<replay::QuadCorners> truth = replay::loadGroundTruth(request.groundTruth);
-  std::unique_ptr<replay::FrameSource> source = replay::openFrameSource(request.video);
-  if (!std::filesystem::is_regular_file(request.target))
-    throw std::runtime_error("target '" + request.target + "' does not exist (expected an image or a .nftm model file)");
+  std::shared_ptr<const replay::SyntheticSequence> synthetic;
+  std::vector<replay::QuadCorners> truth;
+  std::unique_ptr<replay::FrameSource> source;
+  if (!request.preset.empty()) {
+    replay::SyntheticSequenceOptions o;
+    const std::optional<replay::SyntheticPreset> preset = replay::parseSyntheticPreset(request.preset);
+    if (!preset)
+      throw std::runtime_error("unknown preset '" + request.preset + "' (expected one of " +
+                               replay::syntheticPresetNames() + ")");
+    o.preset = *preset;
+    o.frames = request.syntheticFrames;
+    synthetic = std::make_shared<const replay::SyntheticSequence>(o);
+    truth = synthetic->groundTruth();
+    source = std::make_unique<replay::SyntheticFrameSource>(synthetic);
+  } else {
+    truth = replay::loadGroundTruth(request.groundTruth);
+    source = replay::openFrameSource(request.video);
+    if (!std::filesystem::is_regular_file(request.target))
+      throw std::runtime_error("target '" + request.target +
+                               "' does not exist (expected an image or a .nftm model file)");
+  }
 
   const OpenCvThreads threads(request.threads);
   Session ours(sessionOptions);
@@ -134,16 +153,22 @@ TrackingReport evaluateTracking(const TrackingRequest& request) {
   report.input = source->description();
   report.renderer = ours.gpuRenderer();
   report.warnings = ours.warnings();
-  const TargetInfo target = ours.target(ours.addTarget(request.target));
-  report.target = request.target;
+  const std::string targetName = synthetic ? synthetic->options().targetPath : request.target;
+  const TargetInfo target = ours.target(synthetic ? ours.addTarget(synthetic->targetImage(), targetName)
+                                                  : ours.addTarget(request.target));
+  report.target = targetName;
   std::fprintf(stderr, "nft_eval: target %s: %dx%d, %d keypoints, %d tracking patches (%s in %.2f s)\n",
-               request.target.c_str(), target.imageSize.width, target.imageSize.height, target.quality.keypoints,
+               targetName.c_str(), target.imageSize.width, target.imageSize.height, target.quality.keypoints,
                target.trackingPatches, target.trained ? "trained" : "loaded", target.loadSeconds);
 
   // The baselines see the image the user gave (a model file: its working image); corners are
   // that image's, the same physical corners as the model's.
-  const cv::Mat baselineTarget = target.trained ? cv::imread(request.target, cv::IMREAD_GRAYSCALE)
-                                                : detection::loadTargetModel(request.target).image;
+  cv::Mat baselineTarget;
+  if (synthetic)
+    cv::cvtColor(synthetic->targetImage(), baselineTarget, cv::COLOR_BGR2GRAY);
+  else
+    baselineTarget = target.trained ? cv::imread(request.target, cv::IMREAD_GRAYSCALE)
+                                    : detection::loadTargetModel(request.target).image;
   std::vector<FeatureBaseline> baselines;
   for (BaselineKind kind : request.baselines) {
     baselines.emplace_back(kind, baselineTarget, request.baselineOptions);

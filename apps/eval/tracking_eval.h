@@ -32,6 +32,11 @@ struct TrackingRequest {
   /// frame,method,found,error_px,ms,ulx,uly,urx,ury,lrx,lry,llx,lly — frame from 1 as gt.tsv
   /// names them, error_px "inf" and the corners empty when not found.
   std::string perFrameCsv;
+  /// Instead of target, video and groundTruth: a synthetic sequence with exact ground truth, the
+  /// preset named here (apps/replay/synthetic_presets.h: "scale", "motion_blur", ...; "default"
+  /// is nft_replay's built-in input), syntheticFrames frames, seed 8. Empty: none.
+  std::string preset;
+  int syntheticFrames = 300;  ///< frames of the synthetic sequence (>= 1)
 };
 
 /// One method's per-frame results. Frame i (from 0) is gt.tsv's frame i + 1.

@@ -21,6 +21,7 @@ constexpr int kPaperMarginPx = 24;      // white paper around the printed target
 constexpr int kPyramidLevels = 4;
 constexpr double kExposureFrames = 0.5;  // shutter open for half a frame: the motion blur
 constexpr int kMaxSubframes = 12;
+constexpr int kMaxPresetSubframes = 40;
 
 /// Uniform in [0, 1) from std::mt19937's raw output (fixed by the standard, unlike the
 /// distributions, whose output differs between standard libraries).
@@ -55,6 +56,39 @@ cv::Matx33d rotationZXY(double rollRad, double tiltXRad, double tiltYRad) {
 cv::Point2f apply(const cv::Matx33d& H, double x, double y) {
   const cv::Vec3d p = H * cv::Vec3d(x, y, 1.0);
   return {static_cast<float>(p[0] / p[2]), static_cast<float>(p[1] / p[2])};
+}
+
+/// Draws `layer` (CV_8UC3) over `frame` (CV_8UC3) through `layerToFrame` (layer pixels → frame
+/// pixels), bilinear, with anti-aliased edges (the warped coverage is the blending weight).
+void compositeLayer(const cv::Mat& layer, const cv::Matx33d& layerToFrame, cv::Mat& frame) {
+  float x0 = 1e9f, y0 = 1e9f, x1 = -1e9f, y1 = -1e9f;
+  for (const cv::Point2d c : {cv::Point2d(0, 0), cv::Point2d(layer.cols, 0), cv::Point2d(layer.cols, layer.rows),
+                              cv::Point2d(0, layer.rows)}) {
+    const cv::Vec3d p = layerToFrame * cv::Vec3d(c.x, c.y, 1.0);
+    if (!(p[2] > 0)) return;  // behind the camera (the presets never look that way)
+    const cv::Point2f q = apply(layerToFrame, c.x, c.y);
+    x0 = std::min(x0, q.x), y0 = std::min(y0, q.y), x1 = std::max(x1, q.x), y1 = std::max(y1, q.y);
+  }
+  const cv::Rect roi = cv::Rect(cv::Point(static_cast<int>(std::floor(x0)) - 1, static_cast<int>(std::floor(y0)) - 1),
+                                cv::Point(static_cast<int>(std::ceil(x1)) + 2, static_cast<int>(std::ceil(y1)) + 2)) &
+                       cv::Rect(0, 0, frame.cols, frame.rows);
+  if (roi.empty()) return;
+  const cv::Matx33d toRoi = cv::Matx33d(1, 0, -roi.x, 0, 1, -roi.y, 0, 0, 1) * layerToFrame;
+  cv::Mat colour, weight;
+  cv::warpPerspective(layer, colour, toRoi, roi.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar::all(0));
+  cv::warpPerspective(cv::Mat(layer.size(), CV_32F, cv::Scalar(1.0)), weight, toRoi, roi.size(), cv::INTER_LINEAR,
+                      cv::BORDER_CONSTANT, cv::Scalar(0));
+  // The border taps read 0 in both: colour is premultiplied by the weight.
+  for (int y = 0; y < roi.height; ++y) {
+    uchar* out = frame.ptr<uchar>(roi.y + y) + 3 * roi.x;
+    const uchar* in = colour.ptr<uchar>(y);
+    const float* w = weight.ptr<float>(y);
+    for (int x = 0; x < roi.width; ++x)
+      for (int k = 0; k < 3; ++k) {
+        const float v = out[3 * x + k] * (1.0f - w[x]) + in[3 * x + k];
+        out[3 * x + k] = cv::saturate_cast<uchar>(v);
+      }
+  }
 }
 
 }  // namespace
@@ -130,17 +164,68 @@ SyntheticSequence::SyntheticSequence(const SyntheticSequenceOptions& options) : 
   targetOrigin_ = {static_cast<double>(target_.cols), static_cast<double>(target_.rows)};
   const cv::Rect paper(target_.cols - kPaperMarginPx, target_.rows - kPaperMarginPx, target_.cols + 2 * kPaperMarginPx,
                        target_.rows + 2 * kPaperMarginPx);
-  surface(paper).setTo(cv::Scalar(235, 235, 235));
-  target_.copyTo(surface(cv::Rect(target_.cols, target_.rows, target_.cols, target_.rows)));
+  if (options.preset == SyntheticPreset::Default) {
+    surface(paper).setTo(cv::Scalar(235, 235, 235));
+    target_.copyTo(surface(cv::Rect(target_.cols, target_.rows, target_.cols, target_.rows)));
+  } else {
+    // The presets look far past the surface (out of view, steep tilts, far distances): the
+    // background layer is mirrored at its borders (BORDER_REFLECT_101), the printed target is a
+    // layer of its own drawn over it, so that no mirror image of the target ever shows.
+    cv::Mat paperImage(paper.size(), CV_8UC3, cv::Scalar(235, 235, 235));
+    target_.copyTo(paperImage(cv::Rect(kPaperMarginPx, kPaperMarginPx, target_.cols, target_.rows)));
+    cv::buildPyramid(paperImage, paper_, kPyramidLevels - 1);
+    paperOrigin_ = {static_cast<double>(paper.x), static_cast<double>(paper.y)};
+  }
   cv::buildPyramid(surface, surface_, kPyramidLevels - 1);
 
   K_ = tracker::defaultCalibration(options.frameSize).K;
   metresPerPixel_ = options.targetWidthM / target_.cols;
   std::mt19937 gen(options.seed);
   path_ = std::make_shared<const Path>(gen, options.frames);
+  if (options.preset != SyntheticPreset::Default) {
+    preset_.emplace(options.preset, options.seed, options.frameSize.width);
+    if (options.preset == SyntheticPreset::Occlusion || options.preset == SyntheticPreset::Unconstrained) {
+      // The occluder texture at its size on the target plane (target pixels, like the surface's
+      // level 0), so that its pyramid levels pair with the surface's.
+      const cv::Mat texture = loadImage(options.occluderPath, "occluder");
+      cv::Mat sized;
+      cv::resize(texture, sized, cv::Size(target_.cols, target_.rows * 3 / 2), 0, 0, cv::INTER_AREA);
+      cv::buildPyramid(sized, occluder_, kPyramidLevels - 1);
+    }
+  }
+}
+
+std::optional<OccluderPlacement> SyntheticSequence::occluder(int index) const {
+  return preset_ ? preset_->occluder(index) : std::nullopt;
+}
+
+void SyntheticSequence::drawLayers(double t, int level, cv::Mat& warped) const {
+  const cv::Matx33d H = homographyAt(t);  // surface pixels → frame pixels
+  if (!paper_.empty()) {  // level pixel x ↔ paper pixel 2^level·x (cv::pyrDown)
+    const size_t l = static_cast<size_t>(std::min(level, static_cast<int>(paper_.size()) - 1));
+    const double sl = std::ldexp(1.0, static_cast<int>(l));
+    const cv::Matx33d paperToSurface(sl, 0, paperOrigin_.x, 0, sl, paperOrigin_.y, 0, 0, 1);
+    compositeLayer(paper_[l], H * paperToSurface, warped);
+  }
+  if (occluder_.empty()) return;
+  const std::optional<OccluderPlacement> o = preset_->occluder(t);
+  if (!o) return;
+  // Occluder texture pixels → target pixels → surface pixels; its pyramid pairs with the surface's.
+  const size_t l = static_cast<size_t>(std::min(level, static_cast<int>(occluder_.size()) - 1));
+  const cv::Mat& texture = occluder_[l];
+  const double sx = o->width * target_.cols / texture.cols, sy = o->height * target_.rows / texture.rows;
+  const cv::Matx33d A(sx, 0, targetOrigin_.x + o->left * target_.cols, 0, sy, targetOrigin_.y + o->top * target_.rows,
+                      0, 0, 1);
+  compositeLayer(texture, H * A, warped);
 }
 
 cv::Matx33d SyntheticSequence::homographyAt(double frame) const {
+  if (preset_) {
+    const CameraDofs c = preset_->camera(frame);
+    const double deg = kPi / 180.0;
+    return cameraHomography(c.distanceM, c.tiltXDeg * deg, c.tiltYDeg * deg, c.rollDeg * deg, c.offsetXPx,
+                            c.offsetYPx);
+  }
   const Path& p = *path_;
   const double seconds = p.warp(frame) / fps();
   const double realSeconds = frame / fps();
@@ -153,10 +238,14 @@ cv::Matx33d SyntheticSequence::homographyAt(double frame) const {
   const double tiltX = (35.0 * dof(Path::TiltX) + 0.4 * tremor(1)) * deg;
   const double tiltY = (35.0 * dof(Path::TiltY) + 0.4 * tremor(2)) * deg;
   const double roll = (100.0 * dof(Path::Roll) + 0.4 * tremor(3)) * deg;
-  const double f = K_(0, 0);
   const double offsetX = 110.0 * dof(Path::OffsetX) + 1.5 * tremor(4);
   const double offsetY = 70.0 * dof(Path::OffsetY) + 1.5 * tremor(5);
+  return cameraHomography(distance, tiltX, tiltY, roll, offsetX, offsetY);
+}
 
+cv::Matx33d SyntheticSequence::cameraHomography(double distance, double tiltX, double tiltY, double roll,
+                                                double offsetX, double offsetY) const {
+  const double f = K_(0, 0);
   // X_cam = R·X_target + t with the target's centre at (offsetX, offsetY)·distance/f, distance.
   const cv::Matx33d R = rotationZXY(roll, tiltX, tiltY);
   const cv::Vec3d centre(0.5 * options_.targetWidthM, 0.5 * metresPerPixel_ * target_.rows, 0.0);
@@ -202,7 +291,18 @@ cv::Mat SyntheticSequence::render(int index) const {
   for (const cv::Point2d c : {cv::Point2d(0, 0), cv::Point2d(target_.cols, 0), cv::Point2d(target_.cols, target_.rows),
                               cv::Point2d(0, target_.rows)})
     motion = std::max(motion, cv::norm(apply(H0, c.x, c.y) - apply(H1, c.x, c.y)));
-  const int subframes = std::clamp(static_cast<int>(std::ceil(motion)), 1, kMaxSubframes);
+  if (preset_) {  // the occluder slides over the target: its own streak counts too
+    const std::optional<OccluderPlacement> o0 = preset_->occluder(t0), o1 = preset_->occluder(t1);
+    if (o0 && o1)
+      for (const cv::Point2d c : {cv::Point2d(0, 0), cv::Point2d(1, 0), cv::Point2d(1, 1), cv::Point2d(0, 1)}) {
+        const cv::Point2d a((o0->left + c.x * o0->width) * target_.cols, (o0->top + c.y * o0->height) * target_.rows);
+        const cv::Point2d b((o1->left + c.x * o1->width) * target_.cols, (o1->top + c.y * o1->height) * target_.rows);
+        motion = std::max(motion, cv::norm(apply(H0, a.x, a.y) - apply(H1, b.x, b.y)));
+      }
+  }
+  // The presets move up to 80 px per frame (a 40 px streak): up to 1.5 px per sub-frame there.
+  const int subframes = preset_ ? std::clamp(static_cast<int>(std::ceil(motion / 1.5)), 1, kMaxPresetSubframes)
+                                : std::clamp(static_cast<int>(std::ceil(motion)), 1, kMaxSubframes);
 
   cv::Mat sum = cv::Mat::zeros(size, CV_32FC3), warped;
   for (int k = 0; k < subframes; ++k) {
@@ -219,6 +319,7 @@ cv::Mat SyntheticSequence::render(int index) const {
     const cv::Matx33d Hl = H * cv::Matx33d(s, 0, 0, 0, s, 0, 0, 0, 1);
     cv::warpPerspective(surface_[static_cast<size_t>(level)], warped, Hl, size, cv::INTER_LINEAR,
                         cv::BORDER_REFLECT_101);
+    if (preset_) drawLayers(t, level, warped);
     cv::accumulate(warped, sum);
   }
   sum *= 1.0 / subframes;
@@ -264,7 +365,7 @@ std::string SyntheticFrameSource::description() const {
   const SyntheticSequenceOptions& o = sequence_->options();
   return "synthetic (" + o.targetPath + " on " + o.backgroundPath + ", " + std::to_string(o.frames) + " frames " +
          std::to_string(o.frameSize.width) + "x" + std::to_string(o.frameSize.height) + ", seed " +
-         std::to_string(o.seed) + ")";
+         std::to_string(o.seed) + (o.preset == SyntheticPreset::Default ? "" : ", preset " + toString(o.preset)) + ")";
 }
 
 }  // namespace nft::replay

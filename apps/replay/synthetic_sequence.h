@@ -15,16 +15,24 @@
 // changing gain, offset and gradient and given Gaussian sensor noise. Deterministic: the same
 // options give bit-identical frames (own uniform numbers from std::mt19937, whose output
 // sequence the C++ standard fixes; cv::RNG seeded per frame).
+//
+// SyntheticSequenceOptions::preset swaps the default path for one of the POT benchmark's
+// challenge categories (synthetic_presets.h: scale, rotation, perspective, motion blur,
+// occlusion, out of view, unconstrained), rendered the same way with finer sub-frames (the
+// presets move up to 80 px per frame) and, for the occlusion presets, a textured occluder
+// composited in every sub-frame. The default path and its frames are unchanged by the presets.
 
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <opencv2/core.hpp>
 
 #include "apps/replay/frame_source.h"
+#include "apps/replay/synthetic_presets.h"
 
 namespace nft::replay {
 
@@ -40,6 +48,10 @@ struct SyntheticSequenceOptions {
   std::string backgroundPath = std::string(kOpencvDocData) + "/building.jpg";
   double targetWidthM = 0.20;    ///< printed width of the target image, metres, > 0
   double noiseSigma = 3.0;       ///< sensor noise, grey levels (standard deviation), >= 0
+  /// The camera path: the default hand-held one, or a POT challenge category.
+  SyntheticPreset preset = SyntheticPreset::Default;
+  /// Texture of the occluder of the occlusion presets (read only by those).
+  std::string occluderPath = std::string(kOpencvDocData) + "/fruits.jpg";
 };
 
 /// Four corners in frame pixels: upper-left, upper-right, lower-right, lower-left.
@@ -70,10 +82,20 @@ class SyntheticSequence {
   QuadCorners corners(int index) const;
   /// Ground truth of every frame (corners(i) for each i).
   std::vector<QuadCorners> groundTruth() const;
+  /// The occluder at the middle of frame `index`'s exposure (target-normalised placement),
+  /// std::nullopt when the preset has none or it is away; e.g. coveredFraction() is the part of
+  /// the target it hides.
+  std::optional<OccluderPlacement> occluder(int index) const;
 
  private:
   /// Camera pose of the target at time `frame` (fractional frames allowed).
   cv::Matx33d homographyAt(double frame) const;  // surface pixels → frame pixels
+  /// Surface pixels → frame pixels for the camera at `distance` metres etc. (angles in radians).
+  cv::Matx33d cameraHomography(double distance, double tiltX, double tiltY, double roll, double offsetX,
+                               double offsetY) const;
+  /// Presets: draws the printed target and the occluder (if any at time t) over `warped`, the
+  /// background at time t, from their pyramid level `level`.
+  void drawLayers(double t, int level, cv::Mat& warped) const;
 
   SyntheticSequenceOptions options_;
   cv::Mat target_;
@@ -83,6 +105,10 @@ class SyntheticSequence {
   double metresPerPixel_ = 0;
   struct Path;
   std::shared_ptr<const Path> path_;
+  std::optional<PresetPath> preset_;  // set for every preset but Default
+  std::vector<cv::Mat> occluder_;     // Gaussian pyramid of the occluder texture (occlusion presets)
+  std::vector<cv::Mat> paper_;        // presets: the target on its paper, a layer over the background
+  cv::Point2d paperOrigin_;           // the paper's top-left corner in surface pixels
 };
 
 /// A SyntheticSequence read as a FrameSource (frames rendered as they are read).
