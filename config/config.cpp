@@ -42,7 +42,10 @@ constexpr EnumName<DescriptorOrientation> kOrientations[] = {
 constexpr EnumName<DescriptorStorage> kStorages[] = {{DescriptorStorage::Auto, "auto"},
                                                      {DescriptorStorage::Rgba8, "rgba8"},
                                                      {DescriptorStorage::Float, "float"}};
-constexpr EnumName<MatcherBackend> kBackends[] = {{MatcherBackend::Gpu, "gpu"}, {MatcherBackend::Cpu, "cpu"}};
+constexpr EnumName<MatcherBackend> kBackends[] = {
+    {MatcherBackend::Gpu, "gpu"}, {MatcherBackend::Cpu, "cpu"}, {MatcherBackend::Auto, "auto"}};
+constexpr EnumName<DescriptorBackend> kDescriptorBackends[] = {
+    {DescriptorBackend::Gpu, "gpu"}, {DescriptorBackend::Cpu, "cpu"}, {DescriptorBackend::Auto, "auto"}};
 constexpr EnumName<RansacMethod> kRansacMethods[] = {{RansacMethod::Magsac, "magsac"},
                                                      {RansacMethod::Ransac, "ransac"},
                                                      {RansacMethod::UsacDefault, "usac_default"},
@@ -439,13 +442,16 @@ const std::vector<Section>& schema() {
                   intField("levels", &Config::detector, &DetectorConfig::levels, closed(1, 32)),
                   intField("threshold", &Config::detector, &DetectorConfig::threshold, closed(1, 255)),
                   intField("cell_size", &Config::detector, &DetectorConfig::cellSize, atLeast(0)),
-                  numberField("base_scale", &Config::detector, &DetectorConfig::baseScale, above(0))}});
+                  numberField("base_scale", &Config::detector, &DetectorConfig::baseScale, above(0)),
+                  numberField("target_keypoint_factor", &Config::detector, &DetectorConfig::targetKeypointFactor,
+                              atLeast(0))}});
     s.push_back({"descriptor",
                  {enumField("type", &Config::descriptor, &DescriptorConfig::type, kDescriptorTypes),
                   enumField("orientation", &Config::descriptor, &DescriptorConfig::orientation, kOrientations),
                   enumField("storage", &Config::descriptor, &DescriptorConfig::storage, kStorages),
                   intField("precision_bits", &Config::descriptor, &DescriptorConfig::precisionBits, precision),
-                  intField("box_taps", &Config::descriptor, &DescriptorConfig::boxTaps, closed(1, 2))}});
+                  intField("box_taps", &Config::descriptor, &DescriptorConfig::boxTaps, closed(1, 2)),
+                  enumField("backend", &Config::descriptor, &DescriptorConfig::backend, kDescriptorBackends)}});
     s.push_back({"matcher",
                  {enumField("backend", &Config::matcher, &MatcherConfig::backend, kBackends),
                   numberField("ratio", &Config::matcher, &MatcherConfig::ratio, openClosed(0, 1)),
@@ -613,6 +619,7 @@ std::string_view toString(DescriptorType value) { return nameOf(kDescriptorTypes
 std::string_view toString(DescriptorOrientation value) { return nameOf(kOrientations, value); }
 std::string_view toString(DescriptorStorage value) { return nameOf(kStorages, value); }
 std::string_view toString(MatcherBackend value) { return nameOf(kBackends, value); }
+std::string_view toString(DescriptorBackend value) { return nameOf(kDescriptorBackends, value); }
 std::string_view toString(RansacMethod value) { return nameOf(kRansacMethods, value); }
 std::string_view toString(MotionModel value) { return nameOf(kMotionModels, value); }
 
@@ -622,6 +629,9 @@ std::optional<DescriptorOrientation> parseDescriptorOrientation(std::string_view
 }
 std::optional<DescriptorStorage> parseDescriptorStorage(std::string_view name) { return valueOf(kStorages, name); }
 std::optional<MatcherBackend> parseMatcherBackend(std::string_view name) { return valueOf(kBackends, name); }
+std::optional<DescriptorBackend> parseDescriptorBackend(std::string_view name) {
+  return valueOf(kDescriptorBackends, name);
+}
 std::optional<RansacMethod> parseRansacMethod(std::string_view name) { return valueOf(kRansacMethods, name); }
 std::optional<MotionModel> parseMotionModel(std::string_view name) { return valueOf(kMotionModels, name); }
 

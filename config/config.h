@@ -53,8 +53,17 @@ enum class DescriptorStorage {
 
 /// Where descriptors are matched.
 enum class MatcherBackend {
-  Gpu,  ///< "gpu": GpuMatcher (detection/gpu_matcher.h); descriptors stay on the GPU.
-  Cpu,  ///< "cpu": CpuMatcher (OpenCV's BFMatcher + ratio test), the reference.
+  Gpu,   ///< "gpu": GpuMatcher (detection/gpu_matcher.h); descriptors stay on the GPU.
+  Cpu,   ///< "cpu": CpuMatcher (OpenCV's BFMatcher + ratio test), the reference.
+  Auto,  ///< "auto": cpu where the GLES2 renderer is a software one (llvmpipe, softpipe,
+         ///< SwiftShader: the capability probe), gpu elsewhere.
+};
+
+/// Where descriptors are computed.
+enum class DescriptorBackend {
+  Gpu,   ///< "gpu": SURF-ES (detection/surf_es.h), GLES2 shaders.
+  Cpu,   ///< "cpu": SurfCpu (detection/surf_cpu.h), the same descriptor on the CPU.
+  Auto,  ///< "auto": cpu on a software GLES2 renderer, gpu elsewhere (as MatcherBackend::Auto).
 };
 
 /// Robust estimator of the detection lane's homography (OpenCV's cv::findHomography methods).
@@ -79,6 +88,7 @@ std::string_view toString(DescriptorType value);
 std::string_view toString(DescriptorOrientation value);
 std::string_view toString(DescriptorStorage value);
 std::string_view toString(MatcherBackend value);
+std::string_view toString(DescriptorBackend value);
 std::string_view toString(RansacMethod value);
 std::string_view toString(MotionModel value);
 /// @}
@@ -89,6 +99,7 @@ std::optional<DescriptorType> parseDescriptorType(std::string_view name);
 std::optional<DescriptorOrientation> parseDescriptorOrientation(std::string_view name);
 std::optional<DescriptorStorage> parseDescriptorStorage(std::string_view name);
 std::optional<MatcherBackend> parseMatcherBackend(std::string_view name);
+std::optional<DescriptorBackend> parseDescriptorBackend(std::string_view name);
 std::optional<RansacMethod> parseRansacMethod(std::string_view name);
 std::optional<MotionModel> parseMotionModel(std::string_view name);
 /// @}
@@ -114,6 +125,11 @@ struct DetectorConfig {
   /// `base_scale`: SURF scale s of a level-0 keypoint (level L gets base_scale ·
   /// scale_factor^L); the descriptor window is 20 s pixels. Number > 0. Default 3.0.
   double baseScale = 3.0;
+  /// `target_keypoint_factor`: the detection lane keeps at most this many times the target's
+  /// keypoints per frame (at least 200, at most max_keypoints): fewer frame keypoints for a small
+  /// target (tracker/detection_lane.h has the measurement); 0 = max_keypoints always. Number >= 0.
+  /// Default 2.0.
+  double targetKeypointFactor = 2.0;
 };
 
 /// `descriptor:` SURF-ES on the GPU (detection/surf_es.h) and its CPU twin.
@@ -133,17 +149,23 @@ struct DescriptorConfig {
   /// fastest) or 2 (2 × 2 quarter boxes: matching recall as the CPU lane's, about 3 times the
   /// fetches; detection/surf_es.h). Integer 1 or 2. Default 1.
   int boxTaps = 1;
+  /// `backend`: where the detection lane computes the frame's descriptors, and training the
+  /// target's: gpu (SURF-ES) | cpu (SurfCpu) | auto (cpu on a software GLES2 renderer such as
+  /// llvmpipe, where SurfCpu is several times faster; gpu elsewhere). Default auto.
+  DescriptorBackend backend = DescriptorBackend::Auto;
 };
 
 /// `matcher:` nearest-neighbour matching of frame descriptors against the target's.
 struct MatcherConfig {
-  /// `backend`: gpu | cpu. Default gpu.
-  MatcherBackend backend = MatcherBackend::Gpu;
+  /// `backend`: gpu (GpuMatcher) | cpu (CpuMatcher, OpenCV's BFMatcher) | auto (cpu on a software
+  /// GLES2 renderer, gpu elsewhere). Default auto.
+  MatcherBackend backend = MatcherBackend::Auto;
   /// `ratio`: Lowe's ratio test, a match is kept when best distance < ratio · second best;
   /// 1 keeps every nearest neighbour. Number in (0, 1]. Default 0.9.
   double ratio = 0.9;
   /// `cross_check`: also require the target descriptor's nearest frame descriptor to be the
-  /// query (CPU backend only). Boolean. Default false.
+  /// query (a second, transposed search; with the gpu backend the frame's descriptors are then
+  /// read back). Boolean. Default false.
   bool crossCheck = false;
   /// `shortlist`: with several targets, how many of the targets the inverted index ranks best
   /// (detection/vocabulary.h) are matched and verified per detection. Integer in [1, 64].

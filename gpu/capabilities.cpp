@@ -4,6 +4,7 @@
 #include <GLES2/gl2ext.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -85,6 +86,15 @@ int Capabilities::fragmentPrecisionBits() const {
   return high.supported() ? high.precision : fragmentFloat[static_cast<size_t>(Qualifier::Mediump)].precision;
 }
 
+bool isSoftwareRenderer(std::string_view glRenderer) {
+  std::string lower(glRenderer);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+  for (const char* cpu : {"llvmpipe", "softpipe", "swiftshader", "software rasterizer"})
+    if (lower.find(cpu) != std::string::npos) return true;
+  return false;
+}
+
 bool coreOnlyFromEnvironment() {
   const char* env = std::getenv("NFT_CORE_ONLY");
   return env != nullptr && *env != '\0' && std::string_view(env) != "0";
@@ -109,8 +119,7 @@ Capabilities probeCapabilities(bool coreOnly) {
   caps.glRenderer = glString(GL_RENDERER);
   caps.glVendor = glString(GL_VENDOR);
   caps.glslVersion = glString(GL_SHADING_LANGUAGE_VERSION);
-  for (const char* cpu : {"llvmpipe", "softpipe", "SwiftShader"})
-    if (caps.glRenderer.find(cpu) != std::string::npos) caps.softwareRenderer = true;
+  caps.softwareRenderer = isSoftwareRenderer(caps.glRenderer);
 
   const GLenum qualifiers[3] = {GL_LOW_FLOAT, GL_MEDIUM_FLOAT, GL_HIGH_FLOAT};
   for (size_t i = 0; i < 3; ++i) {

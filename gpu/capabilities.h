@@ -84,6 +84,14 @@ struct Capabilities {
   int fragmentPrecisionBits() const;
 };
 
+/// Whether a GL_RENDERER string names a CPU rasteriser: Mesa's llvmpipe ("llvmpipe (LLVM 15.0.6,
+/// 256 bits)") or softpipe, Google's SwiftShader ("Google SwiftShader", "ANGLE (... SwiftShader
+/// Device ...)"), or Mesa's classic "Software Rasterizer"; case-insensitive substring match. A
+/// hardware GPU's name ("Mali-G78", "Adreno (TM) 640", "NVIDIA H100 80GB HBM3/PCIe/SSE2",
+/// "PowerVR Rogue GE8320", "V3D 4.2") is not one. Pure: the probe's softwareRenderer is this of
+/// GL_RENDERER, and detection::resolveBackend() picks the CPU lanes where it is true.
+bool isSoftwareRenderer(std::string_view glRenderer);
+
 /// Probes the context current on this thread. With `coreOnly` — or when the environment asks
 /// for it (coreOnlyFromEnvironment()) —, reports every optional extension as absent (and float
 /// targets as not renderable), so callers take the GLES 2.0 core paths. Leaves no GL object

@@ -39,6 +39,24 @@ detection::FastDetectorOptions detectorOf(const config::DetectorConfig& d) {
   return f;
 }
 
+detection::Backend backendOf(config::DescriptorBackend b) {
+  switch (b) {
+    case config::DescriptorBackend::Gpu: return detection::Backend::Gpu;
+    case config::DescriptorBackend::Cpu: return detection::Backend::Cpu;
+    case config::DescriptorBackend::Auto: return detection::Backend::Auto;
+  }
+  return detection::Backend::Auto;
+}
+
+detection::Backend backendOf(config::MatcherBackend b) {
+  switch (b) {
+    case config::MatcherBackend::Gpu: return detection::Backend::Gpu;
+    case config::MatcherBackend::Cpu: return detection::Backend::Cpu;
+    case config::MatcherBackend::Auto: return detection::Backend::Auto;
+  }
+  return detection::Backend::Auto;
+}
+
 cv::Scalar bgr(const std::array<double, 3>& c) { return cv::Scalar(c[0], c[1], c[2]); }
 
 }  // namespace
@@ -54,16 +72,7 @@ int ransacMethodFlag(config::RansacMethod method) {
   return cv::USAC_MAGSAC;
 }
 
-PipelineOptions pipelineOptions(const config::Config& c, const std::string& source) {
-  if (c.matcher.backend == config::MatcherBackend::Cpu)
-    throw config::ConfigError(source + ": matcher.backend: cpu is not supported by nft_replay yet (the Tracker "
-                                       "matches on the GPU); expected gpu",
-                              source, 0, "matcher.backend");
-  if (c.matcher.crossCheck)
-    throw config::ConfigError(source + ": matcher.cross_check: true is not supported by nft_replay (the frame's "
-                                       "descriptors stay on the GPU, where cross-checking is not implemented); "
-                                       "expected false",
-                              source, 0, "matcher.cross_check");
+PipelineOptions pipelineOptions(const config::Config& c, const std::string& /*source*/) {
   PipelineOptions p;
 
   // Detection lane.
@@ -71,7 +80,10 @@ PipelineOptions pipelineOptions(const config::Config& c, const std::string& sour
   d.detector = detectorOf(c.detector);
   d.storage = storageOf(c.descriptor.storage);
   d.matching.ratio = static_cast<float>(c.matcher.ratio);
-  d.matching.crossCheck = false;
+  d.matching.crossCheck = c.matcher.crossCheck;
+  d.targetKeypointFactor = c.detector.targetKeypointFactor;
+  d.descriptorBackend = backendOf(c.descriptor.backend);
+  d.matcherBackend = backendOf(c.matcher.backend);
   d.ransacMethod = ransacMethodFlag(c.ransac.method);
   d.ransacThresholdPx = c.ransac.thresholdPx;
   d.ransacMaxIterations = c.ransac.maxIterations;
@@ -130,6 +142,7 @@ PipelineOptions pipelineOptions(const config::Config& c, const std::string& sour
   p.trainingPrecisionBits = c.descriptor.precisionBits;
   p.trainingBoxTaps = c.descriptor.boxTaps;
   p.trainingStorage = d.storage;
+  p.trainingBackend = d.descriptorBackend;
 
 
   // Rendering and output.

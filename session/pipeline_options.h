@@ -14,6 +14,7 @@
 #include <opencv2/core.hpp>
 
 #include "config/config.h"
+#include "detection/backend.h"
 #include "detection/target_trainer.h"
 #include "render/renderer.h"
 #include "tracker/camera_calibration.h"
@@ -35,6 +36,9 @@ struct PipelineOptions {
   int trainingBoxTaps = 1;
   /// SURF-ES storage for training (the detection lane's is tracker.detection.storage).
   detection::DescriptorStorage trainingStorage = detection::DescriptorStorage::Auto;
+  /// Where training computes the target's descriptors (config descriptor.backend, as the
+  /// detection lane's tracker.detection.descriptorBackend): the target's are made as the frames' are.
+  detection::Backend trainingBackend = detection::Backend::Auto;
   /// Several targets (config tracking.max_targets, tracking.search_every, matcher.shortlist):
   /// most tracked at once, frames between searches for the others while some are tracked
   /// (0 = only when none is), targets verified per detection.
@@ -73,9 +77,11 @@ int ransacMethodFlag(config::RansacMethod method);
 ///  - target → TargetTrainerOptions (working_size, width_m, max_tracking_patches → maxPatches);
 ///  - render → AugmentationStyle, renderEnabled, overlay; output → codec, videoFps.
 /// camera is mapped by cameraCalibration() once the frame size is known.
-/// @throws config::ConfigError ("<source>: matcher.backend: cpu is not supported ...") for settings the
-///   pipeline cannot run: matcher.backend cpu and matcher.cross_check true (the Tracker matches
-///   on the GPU, where cross-checking is not supported); `source` names the config in messages.
+///  - descriptor.backend / matcher.backend → DetectionLaneOptions::descriptorBackend /
+///    matcherBackend (gpu | cpu | auto, resolved by the lane against the capability probe) and
+///    trainingBackend; matcher.cross_check → matching.crossCheck (the single-target lane and the
+///    several-targets recogniser both cross-check with either matcher backend).
+/// `source` names the config in messages. Throws nothing today (every valid Config runs).
 PipelineOptions pipelineOptions(const config::Config& config, const std::string& source = "<config>");
 
 /// The calibration for frames of `frameSize`: camera.calibration's file (loadCalibration)

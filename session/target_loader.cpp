@@ -7,6 +7,7 @@
 
 #include <opencv2/imgcodecs.hpp>
 
+#include "detection/backend.h"
 #include "detection/surf_es.h"
 #include "detection/target_model_io.h"
 #include "detection/target_trainer.h"
@@ -38,10 +39,12 @@ LoadedTarget trainTargetImage(const cv::Mat& image, const std::string& source, c
     surf.storage = options.trainingStorage;
     surf.precisionBits = options.trainingPrecisionBits;
     surf.boxTaps = options.trainingBoxTaps;
-    detection::SurfEs surfEs(caps, surf);
+    // The target's descriptors are made by the backend the detection lane describes frames with.
+    const std::unique_ptr<detection::KeypointDescriber> describer =
+        detection::makeKeypointDescriber(options.trainingBackend, caps, surf);
     t.model = detection::trainTarget(image, options.training,
                                      [&](const cv::Mat& gray, std::vector<detection::Keypoint>& keypoints) {
-                                       return surfEs.describe(gray, keypoints);
+                                       return describer->describe(gray, keypoints, true).host;
                                      });
   } catch (const std::exception& e) {
     throw std::runtime_error("cannot train target '" + source + "': " + e.what());

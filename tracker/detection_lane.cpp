@@ -33,11 +33,12 @@ void validate(const DetectionLaneOptions& o) {
                                 std::to_string(o.ransacConfidence));
   if (o.minInliers < 4)
     throw std::invalid_argument("DetectionLaneOptions::minInliers must be >= 4, got " + std::to_string(o.minInliers));
+  if (!(o.targetKeypointFactor >= 0) || !std::isfinite(o.targetKeypointFactor))
+    throw std::invalid_argument("DetectionLaneOptions::targetKeypointFactor must be finite and >= 0, got " +
+                                std::to_string(o.targetKeypointFactor));
   if (!(o.regionKeypointFraction > 0 && o.regionKeypointFraction <= 1))
     throw std::invalid_argument("DetectionLaneOptions::regionKeypointFraction must be in (0, 1], got " +
                                 std::to_string(o.regionKeypointFraction));
-  if (o.matching.crossCheck)
-    throw std::invalid_argument("DetectionLaneOptions::matching.crossCheck is not supported (descriptors stay on the GPU)");
   detection::validateMatchOptions(o.matching);
 }
 
@@ -53,6 +54,17 @@ detection::SurfEsOptions surfOptions(const detection::TargetModel& model, const 
   s.precisionBits = o.precisionBits;
   s.boxTaps = o.boxTaps;
   return s;
+}
+
+/// The frame's keypoint budget: detector.maxKeypoints, cut to targetKeypointFactor × the target's
+/// keypoints (at least 200) when the factor is > 0.
+detection::FastDetectorOptions frameDetector(const DetectionLaneOptions& o, size_t targetKeypoints) {
+  detection::FastDetectorOptions d = o.detector;
+  if (o.targetKeypointFactor > 0) {
+    const double wanted = std::max(200.0, std::ceil(o.targetKeypointFactor * static_cast<double>(targetKeypoints)));
+    if (wanted < d.maxKeypoints) d.maxKeypoints = static_cast<int>(wanted);
+  }
+  return d;
 }
 
 const CameraCalibration& checkedCalibration(const CameraCalibration& c) {
@@ -74,22 +86,22 @@ const detection::TargetModel& checkedModel(const detection::TargetModel& m) {
 }  // namespace
 
 struct DetectionLane::Impl {
-  Impl(const gpu::Capabilities& caps, const detection::TargetModel& model, const CameraCalibration& cal,
-       const DetectionLaneOptions& o)
+  Impl(std::unique_ptr<detection::KeypointDescriber> d, std::unique_ptr<detection::TargetMatcher> m,
+       const detection::TargetModel& model, const CameraCalibration& cal, const DetectionLaneOptions& o)
       : options(o),
         calibration(cal),
         targetSize(model.image.size()),
         metresPerPixel(model.metresPerPixel()),
-        detector(o.detector),
-        surf(caps, surfOptions(model, cal, o)),
-        matcher(caps, [&] {
-          detection::GpuMatcherOptions m;
-          m.maxQueries = o.detector.maxKeypoints;
-          return m;
-        }()) {
+        detector(frameDetector(o, model.keypoints.size())),
+        describer(std::move(d)),
+        matcher(std::move(m)) {
+    if (!describer || !matcher) throw std::invalid_argument("DetectionLane: null describer or matcher");
+    if (describer->type() != model.descriptorType || describer->orientation() != model.orientation)
+      throw std::invalid_argument("DetectionLane: the describer's descriptor type or orientation differs from the "
+                                  "target model's");
     targetPoints.reserve(model.keypoints.size());
     for (const detection::Keypoint& k : model.keypoints) targetPoints.emplace_back(k.x, k.y);
-    matcher.setTarget(model.descriptors);
+    matcher->setTarget(model.descriptors);
   }
 
   DetectionLaneOptions options;
@@ -97,8 +109,8 @@ struct DetectionLane::Impl {
   cv::Size targetSize;
   double metresPerPixel;
   detection::FastDetector detector;
-  detection::SurfEs surf;
-  detection::GpuMatcher matcher;
+  std::unique_ptr<detection::KeypointDescriber> describer;
+  std::unique_ptr<detection::TargetMatcher> matcher;
   std::vector<cv::Point2f> targetPoints;
   DetectionTimings timings;
   std::string rejection;
@@ -107,7 +119,20 @@ struct DetectionLane::Impl {
 DetectionLane::DetectionLane(const gpu::Capabilities& caps, const detection::TargetModel& model,
                              const CameraCalibration& calibration, const DetectionLaneOptions& options) {
   validate(options);
-  impl_ = std::make_unique<Impl>(caps, checkedModel(model), checkedCalibration(calibration), options);
+  checkedModel(model);
+  checkedCalibration(calibration);
+  impl_ = std::make_unique<Impl>(
+      detection::makeKeypointDescriber(options.descriptorBackend, caps, surfOptions(model, calibration, options)),
+      detection::makeTargetMatcher(options.matcherBackend, caps, options.detector.maxKeypoints), model, calibration,
+      options);
+}
+
+DetectionLane::DetectionLane(std::unique_ptr<detection::KeypointDescriber> describer,
+                             std::unique_ptr<detection::TargetMatcher> matcher, const detection::TargetModel& model,
+                             const CameraCalibration& calibration, const DetectionLaneOptions& options) {
+  validate(options);
+  impl_ = std::make_unique<Impl>(std::move(describer), std::move(matcher), checkedModel(model),
+                                 checkedCalibration(calibration), options);
 }
 
 DetectionLane::~DetectionLane() = default;
@@ -117,6 +142,8 @@ DetectionLane& DetectionLane::operator=(DetectionLane&&) noexcept = default;
 cv::Size DetectionLane::frameSize() const { return impl_->calibration.imageSize; }
 cv::Size DetectionLane::targetSize() const { return impl_->targetSize; }
 const DetectionLaneOptions& DetectionLane::options() const { return impl_->options; }
+detection::Backend DetectionLane::descriptorBackend() const { return impl_->describer->backend(); }
+detection::Backend DetectionLane::matcherBackend() const { return impl_->matcher->backend(); }
 const DetectionTimings& DetectionLane::lastTimings() const { return impl_->timings; }
 const std::string& DetectionLane::lastRejection() const { return impl_->rejection; }
 
@@ -151,7 +178,7 @@ std::optional<Detection> DetectionLane::detect(const cv::Mat& frame, const cv::R
   std::vector<detection::Keypoint> keypoints = s.detector.detect(frame(inside));
   if (inside.area() < frame.rows * frame.cols) {  // a region: the strongest share of the budget
     const size_t cap = static_cast<size_t>(
-        std::max(4.0, std::ceil(s.options.regionKeypointFraction * s.options.detector.maxKeypoints)));
+        std::max(4.0, std::ceil(s.options.regionKeypointFraction * s.detector.options().maxKeypoints)));
     if (keypoints.size() > cap) keypoints.resize(cap);
   }
   for (detection::Keypoint& k : keypoints) {
@@ -161,14 +188,15 @@ std::optional<Detection> DetectionLane::detect(const cv::Mat& frame, const cv::R
   s.timings.detect = msSince(t);
   if (keypoints.size() < 4) return reject("too few keypoints: " + std::to_string(keypoints.size()));
 
-  // 2. Descriptors, left on the GPU.
+  // 2. Descriptors (a GPU describer leaves them on the GPU unless the matcher needs them here).
   t = Clock::now();
-  const detection::GpuDescriptors descriptors = s.surf.extract(frame, keypoints);
+  const detection::FrameDescriptors descriptors =
+      s.describer->describe(frame, keypoints, s.matcher->needsHostQueries(s.options.matching));
   s.timings.describe = msSince(t);
 
-  // 3. Matching with the ratio test (the readback waits for the GPU).
+  // 3. Matching with the ratio test (a GPU readback waits for the GPU).
   t = Clock::now();
-  const std::vector<detection::Match> matches = s.matcher.match(descriptors, s.options.matching);
+  const std::vector<detection::Match> matches = s.matcher->match(descriptors, s.options.matching);
   s.timings.match = msSince(t);
   if (static_cast<int>(matches.size()) < s.options.minInliers)
     return reject("too few matches: " + std::to_string(matches.size()) + " < " + std::to_string(s.options.minInliers));

@@ -4,10 +4,15 @@
 //
 // One detect() call, in order:
 // 1. detect:   scale-aware FAST on the frame (detection/fast_detector.h), CPU.
-// 2. describe: SURF-ES descriptors of those keypoints on the GPU (detection/surf_es.h); they stay
-//              on the GPU (no readback).
-// 3. match:    GpuMatcher against the target's descriptors (uploaded once, in the constructor),
-//              nearest two and Lowe's ratio test; only the match list is read back.
+// 2. describe: SURF descriptors of those keypoints by the lane's KeypointDescriber
+//              (detection/backend.h): SURF-ES on the GPU (detection/surf_es.h; the descriptors
+//              stay on the GPU, no readback) or SurfCpu on the CPU.
+// 3. match:    the lane's TargetMatcher against the target's descriptors (set once, in the
+//              constructor): GpuMatcher (only the match list is read back) or CpuMatcher
+//              (BFMatcher); nearest two, Lowe's ratio test, optional cross-check.
+//    Which backend each stage takes is DetectionLaneOptions::descriptorBackend / matcherBackend:
+//    gpu, cpu, or auto (the CPU lanes on a software GLES2 renderer such as llvmpipe, where they
+//    are several times faster; the GPU lanes elsewhere: detection::resolveBackend).
 // 4. ransac:   homography target pixels → frame pixels from the matched keypoint positions by
 //              cv::findHomography (cv::USAC_MAGSAC by default, or any method OpenCV takes, e.g.
 //              cv::RANSAC); rejected when it has fewer than minInliers inliers or the
@@ -27,6 +32,7 @@
 #include <opencv2/calib3d.hpp>
 #include <opencv2/core.hpp>
 
+#include "detection/backend.h"
 #include "detection/fast_detector.h"
 #include "detection/gpu_matcher.h"
 #include "detection/match.h"
@@ -74,10 +80,15 @@ struct DetectionLaneOptions {
   int precisionBits = 0;
   /// SurfEs lookups per box mean (SurfEsOptions::boxTaps): 1 or 2.
   int boxTaps = 1;
-  /// Ratio test applied to the GPU matches: ratio 0.9 (table above; 0.8, the matchers' default,
-  /// finds 5 points fewer frames). crossCheck is not supported (the frame's descriptors stay on the
-  /// GPU): must be false.
+  /// Ratio test applied to the matches: ratio 0.9 (table above; 0.8, the matchers' default,
+  /// finds 5 points fewer frames). crossCheck works with both matcher backends (the GPU matcher
+  /// then has the frame's descriptors read back for its transposed search).
   detection::MatchOptions matching{0.9f, false};
+  /// Where the descriptors are computed: Gpu (SurfEs), Cpu (SurfCpu) or Auto (Cpu on a software
+  /// GLES2 renderer, gpu::Capabilities::softwareRenderer; Gpu elsewhere).
+  detection::Backend descriptorBackend = detection::Backend::Auto;
+  /// Where they are matched: Gpu (GpuMatcher), Cpu (CpuMatcher) or Auto (as descriptorBackend).
+  detection::Backend matcherBackend = detection::Backend::Auto;
   /// cv::findHomography method: cv::RANSAC, cv::USAC_MAGSAC, cv::USAC_DEFAULT, ... (a robust one;
   /// 0 / cv::LMEDS are accepted too).
   int ransacMethod = cv::USAC_MAGSAC;
@@ -99,11 +110,22 @@ struct DetectionLaneOptions {
   /// 1.0 finds 100 % in 0.96 × its time, 0.5 94 % in 0.75 ×, 0.3 69 % in 0.61 ×, 0.2 none
   /// (tests/benchmarks/fast_motion_benchmark.cpp, BM_RegionDetection).
   double regionKeypointFraction = 0.5;
+  /// Fewer frame keypoints for a small target: a frame keeps at most this many times the target
+  /// model's keypoint count (never under 200, never over detector.maxKeypoints); 0 turns it off.
+  /// A small target seen at its own scale covers a small part of the frame, and the strongest
+  /// spread keypoints beyond about twice its count mostly land off it. Measured with nft_eval
+  /// tracking on all 531 frames of tmt_bookI (target.png: 399 keypoints; detection on every
+  /// frame, CPU backends, llvmpipe, one core, ORB's time in the same run): 0 (1000 keypoints)
+  /// 63.8 / 68.9 % within 5 / 10 px at 1.12 × ORB's time per frame; 2.0 (798) 63.1 / 68.2 % at
+  /// 0.77 ×; 1.5 (600) 61.4 / 66.9 % at 0.64 ×. cmu_book's cover (1000 keypoints) is unaffected.
+  double targetKeypointFactor = 2.0;
 };
 
-/// Per-stage wall-clock times of one detect() call, milliseconds (steady_clock). GPU work is
-/// asynchronous: SurfEs's passes are queued in `describe` and finish inside `match`, whose
-/// readback waits for them, so describe + match is the GPU part. A stage that did not run is 0.
+/// Per-stage wall-clock times of one detect() call, milliseconds (steady_clock). detect: FAST on
+/// the pyramid (and the keypoint cap); describe; match; ransac: cv::findHomography and the quad
+/// check; pose: IPPE (+ LM). GPU work is asynchronous: SurfEs's passes are queued in `describe`
+/// and finish inside `match`, whose readback waits for them, so with the GPU backends describe +
+/// match is the GPU part. A stage that did not run is 0.
 struct DetectionTimings {
   double detect = 0, describe = 0, match = 0, ransac = 0, pose = 0;
   double total() const { return detect + describe + match + ransac + pose; }
@@ -129,9 +151,10 @@ struct Detection {
   DetectionTimings timings;
 };
 
-/// The detection lane for one target and one frame size. Holds GPU resources (SurfEs,
-/// GpuMatcher): needs the GL context current at construction, in every detect() and at
-/// destruction. Move-only. Not thread-safe.
+/// The detection lane for one target and one frame size. With a GPU backend it holds GPU
+/// resources (SurfEs, GpuMatcher): the GL context must then be current at construction, in every
+/// detect() and at destruction (the CPU backends need no context after construction). Move-only.
+/// Not thread-safe.
 class DetectionLane {
  public:
   /// Builds the detector, SurfEs for calibration.imageSize frames, and uploads the target's
@@ -141,6 +164,13 @@ class DetectionLane {
   ///   non-positive calibration.imageSize, or crossCheck requested; what SurfEs / GpuMatcher
   ///   throw (gpu::GpuError, gpu::ShaderError) passes through.
   DetectionLane(const gpu::Capabilities& caps, const detection::TargetModel& model,
+                const CameraCalibration& calibration, const DetectionLaneOptions& options = {});
+  /// The same with the describer and matcher given (any backend, e.g. a test's own); the
+  /// options' descriptorBackend / matcherBackend are then ignored. The describer's descriptor
+  /// type must be the model's. @throws std::invalid_argument as above, for a null describer or
+  ///   matcher, or a describer of another descriptor type or orientation than the model's.
+  DetectionLane(std::unique_ptr<detection::KeypointDescriber> describer,
+                std::unique_ptr<detection::TargetMatcher> matcher, const detection::TargetModel& model,
                 const CameraCalibration& calibration, const DetectionLaneOptions& options = {});
   ~DetectionLane();
   DetectionLane(DetectionLane&&) noexcept;
@@ -170,6 +200,9 @@ class DetectionLane {
   /// Size of the target image the homography starts from (TargetModel::image).
   cv::Size targetSize() const;
   const DetectionLaneOptions& options() const;
+  /// The backends in use (Gpu or Cpu: Auto resolved at construction).
+  detection::Backend descriptorBackend() const;
+  detection::Backend matcherBackend() const;
   /// Stage times of the last detect() call.
   const DetectionTimings& lastTimings() const;
   /// Why the last detect() returned nullopt ("" after a detection), e.g. "too few inliers: 7 < 12"

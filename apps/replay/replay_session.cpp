@@ -18,6 +18,8 @@
 #include "apps/replay/progress.h"
 #include "apps/replay/replay_report.h"
 #include "apps/replay/video_output.h"
+#include "detection/backend.h"
+#include "gpu/capabilities.h"
 #include "gpu/gpu_error.h"
 
 namespace nft::replay {
@@ -34,6 +36,10 @@ nlohmann::json finiteOrNull(double x) { return std::isfinite(x) ? nlohmann::json
 /// Everything the report says besides the statistics; filled as the run gets there.
 struct RunInfo {
   std::string input, target, calibrationSource, renderer, glVersion, eglPlatform, configSource, configYaml;
+  /// The detection lane's backends as configured (gpu | cpu | auto) and as resolved on this
+  /// device (gpu | cpu), and whether the renderer is a software one (what `auto` looks at).
+  std::string descriptorBackendRequested, descriptorBackend, matcherBackendRequested, matcherBackend;
+  bool softwareRenderer = false;
   cv::Size frameSize, targetSize, targetOriginalSize;
   int targetKeypoints = 0, targetPatches = 0;
   double targetWidthM = 0, targetSeconds = 0;
@@ -91,6 +97,11 @@ nlohmann::json reportJson(const ReplayStats& stats, const RunInfo& info, bool co
     j["targets"] = {{"count", info.targetCount}, {"found", all}};
   }
   j["renderer"] = info.renderer;
+  j["detection_backends"] = {{"descriptor", info.descriptorBackend},
+                             {"descriptor_requested", info.descriptorBackendRequested},
+                             {"matcher", info.matcherBackend},
+                             {"matcher_requested", info.matcherBackendRequested},
+                             {"software_renderer", info.softwareRenderer}};
   j["gl_version"] = info.glVersion;
   j["egl_platform"] = info.eglPlatform;
   j["rendered"] = info.rendered;
@@ -200,6 +211,21 @@ int runReplay(const ReplayRequest& request) {
     info.warnings = session.warnings();
     for (const std::string& w : info.warnings) std::fprintf(stderr, "nft_replay: warning: %s\n", w.c_str());
     info.renderer = session.gpuRenderer();
+    {  // The detection backends: `auto` resolved as the detection lane resolves it.
+      namespace det = nft::detection;
+      const config::Config& c = session.config();
+      info.softwareRenderer = gpu::isSoftwareRenderer(info.renderer);
+      info.descriptorBackendRequested = std::string(config::toString(c.descriptor.backend));
+      info.matcherBackendRequested = std::string(config::toString(c.matcher.backend));
+      const auto resolved = [&](const std::string& requested) {
+        return std::string(det::toString(det::resolveBackend(*det::parseBackend(requested), info.softwareRenderer)));
+      };
+      info.descriptorBackend = resolved(info.descriptorBackendRequested);
+      info.matcherBackend = resolved(info.matcherBackendRequested);
+      std::fprintf(stderr, "nft_replay: detection backends: descriptor %s (%s), matcher %s (%s) on %s\n",
+                   info.descriptorBackend.c_str(), info.descriptorBackendRequested.c_str(),
+                   info.matcherBackend.c_str(), info.matcherBackendRequested.c_str(), info.renderer.c_str());
+    }
     info.glVersion = session.glVersion();
     info.eglPlatform = session.contextDescription();
 

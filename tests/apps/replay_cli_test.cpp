@@ -134,10 +134,35 @@ TEST(NftReplayCli, ConfigErrorsNameTheFileAndLine) {
   r = runReplay("--config /no/such/c.yaml");
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("cannot read config file '/no/such/c.yaml'"), std::string::npos) << r.output;
-  { std::ofstream(dir / "cpu.yaml") << "matcher:\n  backend: cpu\n"; }
+  { std::ofstream(dir / "cpu.yaml") << "matcher:\n  backend: quantum\n"; }
   r = runReplay("--config " + quoted(dir / "cpu.yaml") + " --no-render");
   EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_NE(r.output.find("matcher.backend: cpu is not supported by nft_replay yet"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("matcher.backend"), std::string::npos) << r.output;
+}
+
+// Issue 22: the detection backends are chosen (auto: by the renderer), printed and reported.
+TEST(NftReplayCli, TheDetectionBackendsArePrintedAndReported) {
+  const fs::path dir = tempDir("backends");
+  { std::ofstream(dir / "b.yaml") << "descriptor:\n  backend: gpu\nmatcher:\n  backend: cpu\n  cross_check: true\n"; }
+  ProgramRun r = runReplay("--config " + quoted(dir / "b.yaml") + " --no-render --synthetic-frames 3 --report " +
+                           quoted(dir / "b.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("detection backends: descriptor gpu (gpu), matcher cpu (cpu)"), std::string::npos)
+      << r.output;
+  nlohmann::json report = readJson(dir / "b.json");
+  EXPECT_EQ(report["detection_backends"]["descriptor"], "gpu");
+  EXPECT_EQ(report["detection_backends"]["matcher"], "cpu");
+  EXPECT_EQ(report["detection_backends"]["matcher_requested"], "cpu");
+  r = runReplay("--no-render --synthetic-frames 3 --report " + quoted(dir / "a.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  report = readJson(dir / "a.json");
+  const bool software = report["detection_backends"]["software_renderer"].get<bool>();
+  EXPECT_EQ(software, report["renderer"].get<std::string>().find("llvmpipe") != std::string::npos ||
+                          report["renderer"].get<std::string>().find("SwiftShader") != std::string::npos ||
+                          report["renderer"].get<std::string>().find("softpipe") != std::string::npos);
+  EXPECT_EQ(report["detection_backends"]["descriptor_requested"], "auto");
+  EXPECT_EQ(report["detection_backends"]["descriptor"], software ? "cpu" : "gpu");
+  EXPECT_EQ(report["detection_backends"]["matcher"], software ? "cpu" : "gpu");
 }
 
 TEST(NftReplayCli, AFrameOfAnotherSizeStopsTheRunAndTheOutputsStayValid) {

@@ -176,20 +176,22 @@ TEST(ReplayPipelineOptions, RansacMethodsMapOntoOpenCvFlags) {
   EXPECT_EQ(ransacMethodFlag(M::Lmeds), cv::LMEDS);
 }
 
-TEST(ReplayPipelineOptions, TheCpuMatcherAndCrossCheckAreRefusedNamingTheKey) {
+TEST(ReplayPipelineOptions, BackendsAndCrossCheckMapOntoTheDetectionLane) {
   nft::config::Config c;
+  PipelineOptions p = pipelineOptions(c, "c.yaml");  // defaults: auto, no cross-check
+  EXPECT_EQ(p.tracker.detection.descriptorBackend, nft::detection::Backend::Auto);
+  EXPECT_EQ(p.tracker.detection.matcherBackend, nft::detection::Backend::Auto);
+  EXPECT_EQ(p.trainingBackend, nft::detection::Backend::Auto);
   c.matcher.backend = nft::config::MatcherBackend::Cpu;
-  try {
-    pipelineOptions(c, "c.yaml");
-    FAIL() << "no error";
-  } catch (const nft::config::ConfigError& e) {
-    EXPECT_EQ(e.keyPath(), "matcher.backend");
-    EXPECT_NE(std::string(e.what()).find("matcher.backend: cpu is not supported by nft_replay yet"), std::string::npos)
-        << e.what();
-  }
-  c.matcher.backend = nft::config::MatcherBackend::Gpu;
+  c.descriptor.backend = nft::config::DescriptorBackend::Gpu;
   c.matcher.crossCheck = true;
-  EXPECT_THROW(pipelineOptions(c, "c.yaml"), nft::config::ConfigError);
+  p = pipelineOptions(c, "c.yaml");
+  EXPECT_EQ(p.tracker.detection.matcherBackend, nft::detection::Backend::Cpu);
+  EXPECT_EQ(p.tracker.detection.descriptorBackend, nft::detection::Backend::Gpu);
+  EXPECT_EQ(p.trainingBackend, nft::detection::Backend::Gpu);
+  EXPECT_TRUE(p.tracker.detection.matching.crossCheck);
+  for (const std::string& w : p.warnings)  // both lanes cross-check with either matcher backend
+    EXPECT_EQ(w.find("matcher.cross_check"), std::string::npos) << w;
 }
 
 TEST(ReplayCalibration, SixtyDegreesIsTheDefaultCalibrationAndOtherFieldsOfViewScaleTheFocalLength) {

@@ -49,8 +49,10 @@ std::string expectError(const std::string& text, int line, const std::string& ke
 Config everythingChanged() {
   Config c;
   c.detector = {500, 1.25, 6, 20, 0, 2.5};
+  c.detector.targetKeypointFactor = 1.5;
   c.descriptor = {DescriptorType::Surf36, DescriptorOrientation::Upright, DescriptorStorage::Rgba8, 10, 2};
   c.matcher = {MatcherBackend::Cpu, 0.8, true};
+  c.descriptor.backend = DescriptorBackend::Gpu;
   c.ransac = {RansacMethod::UsacAccurate, 2.5, 5000, 0.999, 12};
   c.quad = {0.01, 2.0, 4.5, 3.0, 0.25};
   c.tracking = {false, 12, 250, 6, 3, 0.65, 8, 2.0, 50.5, 15, 0.55, 2, false};
@@ -143,8 +145,11 @@ TEST(ConfigProfiles, PhoneIsMediumPrecisionSurf36WithFewerKeypointsAndPatches) {
   EXPECT_EQ(c.descriptor.type, DescriptorType::Surf36);
   EXPECT_EQ(c.detector.maxKeypoints, 300);
   EXPECT_EQ(c.tracking.maxPatches, 60);
+  EXPECT_EQ(c.descriptor.backend, DescriptorBackend::Gpu);  // a phone's GPU, even on llvmpipe
+  EXPECT_EQ(c.matcher.backend, MatcherBackend::Gpu);
   Config rest = c;
   rest.descriptor = {};
+  rest.matcher.backend = Config{}.matcher.backend;
   rest.detector.maxKeypoints = Config{}.detector.maxKeypoints;
   rest.tracking.maxPatches = Config{}.tracking.maxPatches;
   EXPECT_TRUE(rest == Config{}) << "the phone profile changes more than it says";

@@ -141,8 +141,11 @@ TEST_F(DetectionLaneTest, BadOptionsAndModelAreNamed) {
   o.ransacThresholdPx = 0;
   EXPECT_THROW(DetectionLane(caps(), model, cal, o), std::invalid_argument);
   o = {};
-  o.matching.crossCheck = true;
+  o.matching.ratio = 0;
   EXPECT_THROW(DetectionLane(caps(), model, cal, o), std::invalid_argument);
+  o = {};
+  o.matching.crossCheck = true;  // supported by both matcher backends (issue 22)
+  EXPECT_NO_THROW(DetectionLane(caps(), model, cal, o));
   EXPECT_THROW(DetectionLane(caps(), detection::TargetModel{}, cal), std::invalid_argument);
 }
 
