@@ -29,6 +29,10 @@ PACKAGES=(
   # Photographs cropped into distractor targets by scripts/make-distractors.py (Debian's own
   # python3 with OpenCV's bindings runs it): the many-targets test and benchmarks
   gnome-backgrounds plasma-workspace-wallpapers python3-opencv
+  # The Python module nft (python/, pybind11) and what its tests and examples use: Debian's python3
+  # with its headers, NumPy, pytest (ctest runs tests/python/ with it), matplotlib (the examples'
+  # plots); python3-opencv is listed above
+  pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pytest python3-matplotlib
   # Slurm and munge: `nft_eval suite run --slurm` submits job arrays (sbatch); the test labelled
   # slurm starts its own single-node cluster (munged, slurmctld, slurmd) in a temporary folder
   slurm-wlm munge

@@ -21,6 +21,9 @@ and checks the installed package as an app uses it:
   - the same minimal.cpp built with `c++ ... $(pkg-config --cflags --libs nft)` prints the same;
   - examples/camera, built against the prefix and run under xvfb-run on the video, writes its
     screenshot (it fails itself on a blank one).
+  - the Python module nft, where the build tree makes it: imported from the prefix's
+    lib/python3.X/dist-packages by Debian's python3 with nothing else on PYTHONPATH, its corners
+    on cmu_book equal minimal's, and examples/python/*.py run from a copy outside the source tree.
 Ends with "N passed, M failed"; exits 1 if any check failed.
 
 Options:
@@ -127,7 +130,11 @@ build_library() {
     echo "$build_dir builds a shared libnft (NFT_SHARED=$shared); --static needs a static build tree"
     return 1
   fi
-  cmake --build "$build_dir" --target nft nft_replay || return 1
+  local targets=(nft nft_replay)
+  # The Python module, where the build tree makes it (python/CMakeLists.txt: pybind11 found, not a
+  # sanitizer build): `cmake --install` installs it too.
+  grep -q '^NFT_PYTHON_MODULE:INTERNAL=ON' "$build_dir/CMakeCache.txt" && targets+=(nft_python)
+  cmake --build "$build_dir" --target "${targets[@]}" || return 1
 }
 
 install_library() {
@@ -330,6 +337,87 @@ camera_example() {
   fi
   echo ">> $camera_frames frames in a window, screenshot $bytes bytes"
 }
+# --- 5. The Python module nft from the prefix ------------------------------------------------------
+python="$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build_dir/CMakeCache.txt")"
+python="${python:-/usr/bin/python3}"
+py_module="$(find "$prefix" -path '*-packages/nft*.so' | head -n 1)"
+py_dir="$(dirname "${py_module:-/}")"
+# Debian's python3 with the prefix's module folder only: nothing of the build or source tree.
+py_env=("${clean_env[@]}" -u PYTHONHOME PYTHONPATH="$py_dir" PYTHONDONTWRITEBYTECODE=1 MPLCONFIGDIR="$work/mpl"
+        NFT_DATA_DIR="$data")
+
+python_import() {
+  [ -f "$py_dir/nft.pyi" ] || { echo "missing: the stubs nft.pyi beside $py_module"; return 1; }
+  (cd "$work" && "${py_env[@]}" "$python" - "$prefix" <<'EOF'
+import sys, pydoc
+import nft
+prefix = sys.argv[1]
+assert nft.__file__.startswith(prefix), f"nft imported from {nft.__file__}, not the prefix {prefix}"
+doc = pydoc.render_doc(nft.Session, renderer=pydoc.plaintext)
+assert "nft::Session" in doc and "process(" in doc, doc[:500]
+print(f">> import nft {nft.__version__} from {nft.__file__}; help(nft.Session): {len(doc.splitlines())} lines")
+EOF
+  ) || return 1
+}
+
+# Every frame of cmu_book through the installed module, printed as minimal prints it.
+python_equals_minimal() {
+  [ -f "$work/out/minimal-cmu_book.txt" ] || { echo "no minimal output to compare with"; return 1; }
+  (cd "$work" && "${py_env[@]}" "$python" - "$data/video/cmu_book/cv_cover.jpg" "$data/video/cmu_book/book.mp4" \
+     >"$work/out/python-cmu_book.txt" <<'EOF'
+import sys
+import cv2
+import nft
+session = nft.Session()
+session.add_target(sys.argv[1])
+video = cv2.VideoCapture(sys.argv[2])
+while True:
+    ok, frame = video.read()
+    if not ok:
+        break
+    r = session.process(frame, int(video.get(cv2.CAP_PROP_POS_MSEC) * 1e6))
+    t = r.targets[0]
+    if not t.found:
+        print(f"frame {r.frame}: not found")
+        continue
+    c = t.corners
+    print(f"frame {r.frame}: UL {c[0,0]:.4f} {c[0,1]:.4f} UR {c[1,0]:.4f} {c[1,1]:.4f} "
+          f"LR {c[2,0]:.4f} {c[2,1]:.4f} LL {c[3,0]:.4f} {c[3,1]:.4f}")
+EOF
+  ) || return 1
+  compare_corners "$work/out/minimal-cmu_book.txt" "$work/out/python-cmu_book.txt" || return 1
+}
+
+python_examples() {
+  cp -r "$root/examples/python" "$work/src/python" || return 1
+  mkdir -p "$work/run-python"
+  (cd "$work/run-python" && "${py_env[@]}" "$python" "$work/src/python/track_video.py" --output trajectory.png) \
+    >"$work/out/track_video.txt" || { cat "$work/out/track_video.txt"; return 1; }
+  (cd "$work/run-python" && "${py_env[@]}" "$python" "$work/src/python/compare_descriptors.py" --output compare.png) \
+    >"$work/out/compare_descriptors.txt" || { cat "$work/out/compare_descriptors.txt"; return 1; }
+  local png
+  for png in trajectory.png compare.png; do
+    [ "$(head -c 8 "$work/run-python/$png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+      { echo "$png is missing or not a PNG"; return 1; }
+  done
+  grep -E '^found in' "$work/out/track_video.txt" | sed 's/^/>> track_video.py: /'
+  grep -E 'SURF-ES|SIFT' "$work/out/compare_descriptors.txt" | sed 's/^ */>> compare_descriptors.py: /'
+}
+
+echo "== the Python module nft from the installed prefix =="
+if [ -n "$py_module" ]; then
+  if check "import nft from the prefix's dist-packages (help, stubs)" python_import; then
+    check "Python module = minimal on cmu_book" python_equals_minimal || true
+    check "examples/python run from the install" python_examples || true
+  fi
+elif grep -q '^NFT_PYTHON_MODULE:INTERNAL=ON' "$build_dir/CMakeCache.txt"; then
+  failed=$((failed + 1))
+  echo "FAIL  the build tree makes the Python module but the prefix has none"
+else
+  skipped=$((skipped + 1))
+  echo "SKIP  the Python module: not built in $build_dir (pybind11 missing, or a sanitizer build)"
+fi
+
 echo "== examples/camera against the installed package =="
 if [ -f "$root/examples/camera/CMakeLists.txt" ]; then
   check "examples/camera builds and runs under xvfb-run" camera_example || true

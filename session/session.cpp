@@ -159,6 +159,20 @@ struct Session::Impl {
     });
   }
 
+  // The GL objects above free themselves on the current context when the members are destroyed
+  // (after this body): make it the Session's own again when an owned one was displaced (by
+  // another Session or the app) on this thread. An adopted context is the app's to keep current.
+  ~Impl() {
+    if (context && context->ownsContext() && std::this_thread::get_id() == thread && !context->isCurrent()) {
+      try {
+        context->makeCurrent();
+      } catch (...) {  // a destructor must not throw: the objects are then freed where they can be
+      }
+    }
+  }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
   void makeContext() {
     if (options.adoptCurrentContext) {
       context.emplace(gpu::Context::adoptCurrent());
