@@ -2,7 +2,8 @@
 // evaluation of seeds/000 section 5.2 (recall vs 1 − precision on the Oxford sequences) for
 // SURF-ES, the CPU SURF lane and OpenCV's SIFT and ORB on the same keypoints. `nft_eval tracking`
 // runs our Tracker and the OpenCV ORB / SIFT baselines over a video with ground-truth corners
-// (alignment error, success rate vs threshold). `nft_eval suite run|collect` replays every (clip,
+// (alignment error, success rate vs threshold); `nft_eval multi` several targets at once on the
+// multi-target synthetic sequence, scored per target. `nft_eval suite run|collect` replays every (clip,
 // config) pair of a suite file, here N at a time or as a Slurm job array, and tabulates the results.
 
 #include <CLI/CLI.hpp>
@@ -22,6 +23,7 @@
 #include "apps/eval/eval_report.h"
 #include "apps/eval/extractor_spec.h"
 #include "apps/eval/extractors.h"
+#include "apps/eval/multi_target_eval.h"
 #include "apps/eval/oxford_sequence.h"
 #include "apps/eval/suite_commands.h"
 #include "apps/eval/tracking_eval.h"
@@ -161,6 +163,19 @@ struct TrackingArgs {
   double step = 0.5;
 };
 
+/// --threads, --progress and --platform of the runs over frames (tracking, multi).
+void addRunOptions(CLI::App* cmd, int& threads, int& progressEvery, std::string& platform) {
+  cmd->add_option("--threads", threads, "OpenCV threads during the run (0: OpenCV's default; 1: per-core times)")
+      ->check(CLI::Range(0, 256))
+      ->capture_default_str();
+  cmd->add_option("--progress", progressEvery, "progress line on stderr every N frames (0: none)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--platform", platform, "EGL platform: auto, surfaceless, device or default")
+      ->check(CLI::IsMember({"auto", "surfaceless", "device", "default"}))
+      ->capture_default_str();
+}
+
 void addTrackingCommand(CLI::App& app, TrackingArgs& a) {
   CLI::App* cmd = app.add_subcommand(
       "tracking",
@@ -171,7 +186,12 @@ void addTrackingCommand(CLI::App& app, TrackingArgs& a) {
       "without a result fails (e = inf). Prints success at 5 and 10 px, median error, tracked fraction and\n"
       "median ms per frame per method.");
   TrackingRequest& r = a.request;
-  cmd->add_option("--target", r.target, "target image (trained at start-up) or .nftm model");
+  cmd->add_option("--target", r.target,
+                  "target image (trained at start-up) or .nftm model; with --targets also the name of a\n"
+                  "target of the database (the one scored)");
+  cmd->add_option("--targets", r.targetDatabase,
+                  "target database (.nftdb, nft_train --database) loaded first: recognition among all its\n"
+                  "targets, --target scored");
   cmd->add_option("--video", r.video, "video file or folder of numbered frames");
   cmd->add_option("--gt", r.groundTruth, "ground-truth corners, gt.tsv format (header, then one line per frame)");
   cmd->add_option("--preset", r.preset,
@@ -195,15 +215,7 @@ void addTrackingCommand(CLI::App& app, TrackingArgs& a) {
   cmd->add_option("--subset", a.subset,
                   "FIRST-LAST: also report frames FIRST..LAST (from 1, as gt.tsv names them) within 10 px,\n"
                   "e.g. 214-375 for tmt_bookI's far-tilted frames");
-  cmd->add_option("--threads", r.threads, "OpenCV threads during the run (0: OpenCV's default; 1: per-core times)")
-      ->check(CLI::Range(0, 256))
-      ->capture_default_str();
-  cmd->add_option("--progress", r.progressEvery, "progress line on stderr every N frames (0: none)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  cmd->add_option("--platform", r.platform, "EGL platform: auto, surfaceless, device or default")
-      ->check(CLI::IsMember({"auto", "surfaceless", "device", "default"}))
-      ->capture_default_str();
+  addRunOptions(cmd, r.threads, r.progressEvery, r.platform);
 }
 
 /// "214-375" → {214, 375}; "" → {0, 0}. @throws std::invalid_argument naming the text.
@@ -238,6 +250,36 @@ int runTracking(TrackingArgs& a) {
     std::fprintf(stderr, "nft_eval: wrote %s\n", a.curve.c_str());
   }
   printTrackingSummary(std::cout, report, subsetFirst, subsetLast);
+  return 0;
+}
+
+/// Adds `multi`: several targets at once on the multi-target synthetic sequence.
+void addMultiCommand(CLI::App& app, MultiTargetRequest& r) {
+  CLI::App* cmd = app.add_subcommand(
+      "multi",
+      "Several targets at once: the multi-target synthetic sequence (opencv-doc's images printed on a table, exact\n"
+      "corners and visibility; layout pan: 4 prints entering and leaving the view, one lying over another; grid: 8\n"
+      "prints all in view) through one Session that knows every print, or --alone one Session per print. Scored\n"
+      "per print over the frames where at least --min-visible of it shows; every detection right or wrong.");
+  cmd->add_option("--layout", r.layout, "pan or grid")->check(CLI::IsMember({"pan", "grid"}))->capture_default_str();
+  cmd->add_option("--frames", r.frames, "frames of the sequence (30 frames/s)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--targets", r.targetDatabase, "target database of distractors (.nftdb) loaded before the prints");
+  cmd->add_flag("--alone", r.alone, "one Session per print: the single-target reference");
+  cmd->add_option("--config", r.configPath, "YAML config (config/default.yaml's keys)");
+  cmd->add_option("--calib", r.calibrationPath, "camera calibration YAML (overrides the config's)");
+  cmd->add_option("--min-visible", r.minVisible, "visible fraction from which a print's frame is scored")
+      ->check(CLI::Range(0.01, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--out", r.perFrameCsv, "per-frame CSV: frame,target,visible,state,found,error_px (frame from 1)");
+  addRunOptions(cmd, r.threads, r.progressEvery, r.platform);
+}
+
+int runMulti(const MultiTargetRequest& r) {
+  const MultiTargetReport report = evaluateMultiTarget(r);
+  if (!r.perFrameCsv.empty()) std::fprintf(stderr, "nft_eval: wrote %s\n", r.perFrameCsv.c_str());
+  printMultiTargetSummary(std::cout, report);
   return 0;
 }
 
@@ -329,12 +371,15 @@ int main(int argc, char** argv) {
   addDescriptorsCommand(app, descriptors);
   TrackingArgs tracking;
   addTrackingCommand(app, tracking);
+  MultiTargetRequest multi;
+  addMultiCommand(app, multi);
   SuiteArgs suite;
   addSuiteCommand(app, suite);
   CLI11_PARSE(app, argc, argv);
   try {
     if (app.got_subcommand("descriptors")) return runDescriptors(descriptors);
     if (app.got_subcommand("tracking")) return runTracking(tracking);
+    if (app.got_subcommand("multi")) return runMulti(multi);
     if (app.got_subcommand("suite")) return runSuite(suite);
   } catch (const std::exception& e) {
     std::cerr << "nft_eval: " << e.what() << "\n";

@@ -121,6 +121,11 @@ int main(int argc, char** argv) {
   app.add_option("--working-size", options.workingSize, "longest side the target is scaled down to, pixels")
       ->check(CLI::Range(64, 4096))
       ->capture_default_str();
+  app.add_option("--min-size", options.minDetectedSidePx,
+                 "smallest size (longest side, frame pixels) the target is to be detected at: training covers\n"
+                 "the scales down to it (0: the detector's levels only)")
+      ->check(CLI::Range(0, 4096))
+      ->capture_default_str();
   app.add_option("--keypoints", options.detector.maxKeypoints, "most keypoints to keep")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();

@@ -510,7 +510,8 @@ const std::vector<Section>& schema() {
                  {numberField("width_m", &Config::target, &TargetConfig::widthM, atLeast(0)),
                   intField("working_size", &Config::target, &TargetConfig::workingSize, closed(64, 4096)),
                   intField("max_tracking_patches", &Config::target, &TargetConfig::maxTrackingPatches,
-                           closed(0, 5000))}});
+                           closed(0, 5000)),
+                  intField("min_size_px", &Config::target, &TargetConfig::minSizePx, closed(0, 4096))}});
     s.push_back({"render",
                  {boolField("enabled", &Config::render, &RenderConfig::enabled),
                   boolField("background", &Config::render, &RenderConfig::background),

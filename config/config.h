@@ -321,6 +321,12 @@ struct TargetConfig {
   /// `max_tracking_patches`: most patches kept for the tracking lane at training. Integer in
   /// [0, 5000]. Default 200.
   int maxTrackingPatches = 200;
+  /// `min_size_px`: smallest size the target is to be detected at, its longest side in frame
+  /// pixels: training covers the scales down to it (detection/target_trainer.h,
+  /// TargetTrainerOptions::minDetectedSidePx); 0 = detector.levels only, strongest keypoints
+  /// overall. Integer in [0, 4096]. Default 100 (the 8 prints of the multi-target grid, about
+  /// 145 px each: 6 of 8 found instead of 1 of 8).
+  int minSizePx = 100;
 };
 
 /// `render:` augmentations drawn over the frame (render/renderer.h, RenderStyle). Sizes are

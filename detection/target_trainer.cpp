@@ -62,6 +62,43 @@ std::vector<TrackingPatch> selectPatches(const cv::Mat& gray, const TargetTraine
   return patches;
 }
 
+// The target's keypoints: FAST over enough levels that a target seen as small as
+// options.minDetectedSidePx still has keypoints at its scale, each level given its share of the
+// budget (see TargetTrainerOptions::minDetectedSidePx).
+std::vector<Keypoint> detectOverScales(const cv::Mat& image, const TargetTrainerOptions& options) {
+  if (options.minDetectedSidePx <= 0) return FastDetector(options.detector).detect(image);
+  FastDetectorOptions o = options.detector;
+  const double longest = std::max(image.cols, image.rows);
+  const int needed = 1 + static_cast<int>(std::ceil(std::log(longest / options.minDetectedSidePx) /
+                                                    std::log(o.scaleFactor) - 1e-9));
+  o.levels = std::clamp(needed, o.levels, 32);
+  const int budget = o.maxKeypoints;
+  o.maxKeypoints = budget * o.levels;  // every corner the spread keeps; the shares are taken below
+  std::vector<Keypoint> all = FastDetector(o).detect(image);  // strongest first
+  // Shares in proportion to each level's area (1/f^(2L)), each at least budget / (2·levels).
+  std::vector<double> weight(static_cast<size_t>(o.levels));
+  double total = 0;
+  for (int l = 0; l < o.levels; ++l) total += weight[static_cast<size_t>(l)] = std::pow(o.scaleFactor, -2.0 * l);
+  std::vector<int> share(weight.size());
+  const int floorShare = budget / (2 * o.levels);
+  for (size_t l = 0; l < weight.size(); ++l)
+    share[l] = floorShare + static_cast<int>(std::lround((budget - floorShare * o.levels) * weight[l] / total));
+  std::vector<Keypoint> kept;
+  std::vector<bool> used(all.size(), false);
+  std::vector<int> taken(weight.size(), 0);
+  for (size_t i = 0; i < all.size(); ++i) {
+    const size_t l = static_cast<size_t>(std::clamp(all[i].octave, 0, o.levels - 1));
+    if (taken[l] < share[l]) ++taken[l], used[i] = true;
+  }
+  // Levels with fewer corners than their share leave budget: the strongest of the rest fill it.
+  int count = static_cast<int>(std::count(used.begin(), used.end(), true));
+  for (size_t i = 0; i < all.size() && count < budget; ++i)
+    if (!used[i]) used[i] = true, ++count;
+  for (size_t i = 0; i < all.size() && static_cast<int>(kept.size()) < budget; ++i)
+    if (used[i]) kept.push_back(all[i]);  // still strongest first
+  return kept;
+}
+
 }  // namespace
 
 TargetModel trainTarget(const cv::Mat& image, const TargetTrainerOptions& options, const DescribeFunction& describe) {
@@ -70,6 +107,9 @@ TargetModel trainTarget(const cv::Mat& image, const TargetTrainerOptions& option
   if (!(options.widthMetres > 0.0) || !std::isfinite(options.widthMetres))
     throw std::invalid_argument("trainTarget: target width " + std::to_string(options.widthMetres) +
                                 " m (expected a positive width in metres)");
+  if (options.minDetectedSidePx < 0)
+    throw std::invalid_argument("trainTarget: minDetectedSidePx " + std::to_string(options.minDetectedSidePx) +
+                                " (expected >= 0)");
   if (options.maxPatches < 0 || options.patchLevels < 1 || options.patchSpacing < 1 || options.patchMargin < 0)
     throw std::invalid_argument("trainTarget: patch options out of range (maxPatches >= 0, patchLevels >= 1, "
                                 "patchSpacing >= 1, patchMargin >= 0)");
@@ -89,7 +129,7 @@ TargetModel trainTarget(const cv::Mat& image, const TargetTrainerOptions& option
   model.descriptorType = options.descriptorType;
   model.orientation = options.orientation;
 
-  std::vector<Keypoint> keypoints = FastDetector(options.detector).detect(model.image);
+  std::vector<Keypoint> keypoints = detectOverScales(model.image, options);
   cv::Mat descriptors = describe(model.image, keypoints);
   if (descriptors.rows != static_cast<int>(keypoints.size()) ||
       descriptors.cols != descriptorLength(options.descriptorType))

@@ -23,6 +23,14 @@ struct TargetTrainerOptions {
   Orientation orientation = Orientation::Oriented;
   /// The detector run over the working image's pyramid (scale-aware FAST).
   FastDetectorOptions detector;
+  /// Smallest size the target is to be detected at: its longest side in frame pixels. Training
+  /// adds pyramid levels to `detector.levels` until the coarsest one is at most this size, and
+  /// keeps the strongest keypoints of each level in proportion to the level's area (at least
+  /// 1/(2·levels) of maxKeypoints each), so that coarse levels are not crowded out by the
+  /// full-resolution corners. 0: `detector.levels` as given, the strongest keypoints overall.
+  /// Allowed: >= 0. 100 (config target.min_size_px): on the multi-target grid (8 prints of about
+  /// 145 px, apps/replay/multi_target_sequence.h) 6 of 8 found, 1 of 8 with 0.
+  int minDetectedSidePx = 100;
   /// Tracking patches: at most this many, over `patchLevels` levels of a factor-2 pyramid
   /// (Wagner et al. 2010 search at half and full resolution), at least `patchSpacing` level
   /// pixels apart and `patchMargin` level pixels from the border.

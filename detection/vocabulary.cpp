@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 
+#include <opencv2/core/hal/hal.hpp>
 #include <opencv2/core/utility.hpp>
 #include <opencv2/features2d.hpp>
 
@@ -38,10 +41,105 @@ void split(const cv::Mat& data, const std::vector<int>& rows, int level, const V
 
 }  // namespace
 
+/// The search tree over the words: each node holds centres and, per centre, either a child node
+/// (inner nodes) or a word id (leaf buckets, whose centres are the words themselves).
+struct Vocabulary::Tree {
+  static constexpr int kBranching = 10;
+  struct Node {
+    cv::Mat centres;        // k × D CV_32F
+    std::vector<int> next;  // per centre: a node index (inner) or a word id (leaf)
+    bool leaf = false;
+  };
+  std::vector<Node> nodes;  // nodes[0] is the root
+
+  explicit Tree(const cv::Mat& words) {
+    std::vector<int> all(static_cast<size_t>(words.rows));
+    std::iota(all.begin(), all.end(), 0);
+    const cv::RNG saved = cv::theRNG();
+    cv::theRNG() = cv::RNG(1);  // cv::kmeans seeds k-means++ from the thread's RNG: the same tree every time
+    build(words, all);
+    cv::theRNG() = saved;
+  }
+
+  int build(const cv::Mat& words, const std::vector<int>& rows) {
+    const int index = static_cast<int>(nodes.size());
+    nodes.emplace_back();
+    cv::Mat subset(static_cast<int>(rows.size()), words.cols, CV_32F);
+    for (size_t i = 0; i < rows.size(); ++i) words.row(rows[i]).copyTo(subset.row(static_cast<int>(i)));
+    if (static_cast<int>(rows.size()) <= kBranching) {
+      nodes[static_cast<size_t>(index)] = {subset, rows, true};
+      return index;
+    }
+    cv::Mat labels, centres;
+    cv::kmeans(subset, kBranching, labels, cv::TermCriteria(cv::TermCriteria::MAX_ITER | cv::TermCriteria::EPS, 8, 1e-4),
+               1, cv::KMEANS_PP_CENTERS, centres);
+    std::vector<std::vector<int>> children(static_cast<size_t>(kBranching));
+    for (size_t i = 0; i < rows.size(); ++i) children[static_cast<size_t>(labels.at<int>(static_cast<int>(i)))].push_back(rows[i]);
+    Node node;
+    for (int c = 0; c < kBranching; ++c) {
+      const std::vector<int>& child = children[static_cast<size_t>(c)];
+      if (child.empty()) continue;
+      if (child.size() == rows.size()) {  // identical words: k-means cannot split them
+        nodes[static_cast<size_t>(index)] = {subset, rows, true};
+        return index;
+      }
+      node.centres.push_back(centres.row(c));
+      node.next.push_back(build(words, child));
+    }
+    nodes[static_cast<size_t>(index)] = std::move(node);
+    return index;
+  }
+
+  // Squared L2 distance by OpenCV's SIMD kernel (the descent's whole cost).
+  static float distance(const float* c, const float* d, int n) { return cv::hal::normL2Sqr_(c, d, n); }
+
+  /// Beam search: the kBeam nearest children are followed at each level, and the nearest word
+  /// of every leaf bucket reached is the answer. On the pan of nft_eval multi among 1,000
+  /// distractors (10,000 words), graf1 / starry_night / baboon / butterfly were found in
+  /// 63 / 24 / 91 / 95 % of their frames with exact assignment, 32 / 0 / 56 / 94 % with a greedy
+  /// descent (one child), 56 / 11 / 60 / 94 % with a beam of 3 and 58 / 28 / 96 / 95 % with 6, at
+  /// about 4 ms for 1,000 descriptors on one core (exact: 45 ms).
+  static constexpr size_t kBeam = 6;
+  /// `frontier` and `next` are scratch space, reused across calls.
+  int word(const float* d, std::vector<std::pair<float, int>>& frontier, std::vector<std::pair<float, int>>& next) const {
+    const int n = nodes[0].centres.cols;
+    frontier.assign(1, {0.0f, 0});
+    int best = 0;
+    float bestDistance = std::numeric_limits<float>::max();
+    while (!frontier.empty()) {
+      next.clear();
+      for (const auto& [unused, index] : frontier) {
+        const Node& node = nodes[static_cast<size_t>(index)];
+        for (int r = 0; r < node.centres.rows; ++r) {
+          const float e = distance(node.centres.ptr<float>(r), d, n);
+          if (!node.leaf)
+            next.emplace_back(e, node.next[static_cast<size_t>(r)]);
+          else if (e < bestDistance)
+            bestDistance = e, best = node.next[static_cast<size_t>(r)];
+        }
+      }
+      if (next.size() > kBeam) {
+        std::partial_sort(next.begin(), next.begin() + kBeam, next.end());
+        next.resize(kBeam);
+      }
+      frontier.swap(next);
+    }
+    return best;
+  }
+};
+
+Vocabulary::Vocabulary() = default;
+Vocabulary::~Vocabulary() = default;
+Vocabulary::Vocabulary(const Vocabulary&) = default;
+Vocabulary& Vocabulary::operator=(const Vocabulary&) = default;
+Vocabulary::Vocabulary(Vocabulary&&) noexcept = default;
+Vocabulary& Vocabulary::operator=(Vocabulary&&) noexcept = default;
+
 Vocabulary::Vocabulary(cv::Mat words) : words_(std::move(words)) {
   if (words_.type() != CV_32F || words_.rows < 1 || words_.rows > 65535)
     throw std::invalid_argument("Vocabulary: expected 1..65535 CV_32F word rows, got " + std::to_string(words_.rows) +
                                 " rows of " + cv::typeToString(words_.type()));
+  tree_ = std::make_shared<const Tree>(words_);
 }
 
 Vocabulary Vocabulary::train(const cv::Mat& descriptors, const VocabularyOptions& o) {
@@ -71,15 +169,14 @@ Vocabulary Vocabulary::train(const cv::Mat& descriptors, const VocabularyOptions
 
 std::vector<int> Vocabulary::quantize(const cv::Mat& descriptors) const {
   if (descriptors.empty()) return {};
-  if (descriptors.type() != CV_32F || descriptors.cols != words_.cols)
+  if (!tree_ || descriptors.type() != CV_32F || descriptors.cols != words_.cols)
     throw std::invalid_argument("Vocabulary::quantize: expected CV_32F descriptors of " + std::to_string(words_.cols) +
                                 " values, got " + std::to_string(descriptors.cols) + " of " +
                                 cv::typeToString(descriptors.type()));
-  cv::BFMatcher matcher(cv::NORM_L2);
-  std::vector<cv::DMatch> matches;
-  matcher.match(descriptors, words_, matches);
-  std::vector<int> ids(static_cast<size_t>(descriptors.rows), 0);
-  for (const cv::DMatch& m : matches) ids[static_cast<size_t>(m.queryIdx)] = m.trainIdx;
+  const cv::Mat rows = descriptors.isContinuous() ? descriptors : descriptors.clone();
+  std::vector<int> ids(static_cast<size_t>(rows.rows));
+  std::vector<std::pair<float, int>> frontier, next;
+  for (int i = 0; i < rows.rows; ++i) ids[static_cast<size_t>(i)] = tree_->word(rows.ptr<float>(i), frontier, next);
   return ids;
 }
 
@@ -134,7 +231,7 @@ std::vector<std::pair<int, double>> InvertedIndex::query(const std::vector<int>&
     if (w >= 0 && w < words_) ++counts[w];
   double qNorm = 0;
   for (const auto& [w, c] : counts) qNorm += c * idf_[static_cast<size_t>(w)];
-  std::unordered_map<int, double> score;
+  std::unordered_map<int, double> score, coverage;
   if (qNorm > 0)
     for (const auto& [w, c] : counts) {
       const double idf = idf_[static_cast<size_t>(w)];
@@ -142,12 +239,12 @@ std::vector<std::pair<int, double>> InvertedIndex::query(const std::vector<int>&
       const double q = c * idf / qNorm;
       for (const auto& [id, dc] : postings_[static_cast<size_t>(w)]) {
         const double norm = norm_.at(id);
-        if (norm > 0) score[id] += std::min(q, dc * idf / norm);
+        if (norm > 0) score[id] += std::min(q, dc * idf / norm), coverage[id] += std::min(c, dc) * idf / norm;
       }
     }
   std::vector<std::pair<int, double>> ranked;
   for (const auto& [id, s] : score)
-    if (std::find(excluded.begin(), excluded.end(), id) == excluded.end()) ranked.emplace_back(id, s);
+    if (std::find(excluded.begin(), excluded.end(), id) == excluded.end()) ranked.emplace_back(id, std::sqrt(s * coverage[id]));
   std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second > b.second : a.first < b.first;
   });

@@ -15,6 +15,7 @@ of the same photograph (intersection over union at most 0.5: a crop at another s
 place is a different picture).
 
 Usage: scripts/make-distractors.py OUT_DIR [--count 1000] [--seed 1] [--data ../shared/data]
+                                   [--exclude FILE...] [--exclude-multi-target]
 Needs Debian's python3-opencv (scripts/install-deps.sh installs it), hence /usr/bin/python3.
 """
 import argparse
@@ -55,6 +56,11 @@ def photographs(data_dir):
     return found
 
 
+# The opencv-doc images apps/replay/multi_target_sequence.cpp prints on its table (and its background),
+# and the same graffiti as graf1.png: graf3.png and the Oxford graf sequence's first image.
+MULTI_TARGET_IMAGES = ("graf1.png", "starry_night.jpg", "baboon.jpg", "butterfly.jpg", "box.png", "chicky_512.png",
+                       "aero3.jpg", "messi5.jpg", "building.jpg", "graf3.png", "oxford/graf/img1.png")
+
 FAST = cv2.FastFeatureDetector_create(30)  # the config's detector.threshold
 
 
@@ -81,10 +87,18 @@ def main():
     parser.add_argument("--count", type=int, default=1000, help="crops to make (default 1000)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--data", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
+    parser.add_argument("--exclude", nargs="*", default=[], metavar="FILE",
+                        help="source photographs to leave out, by the end of their path (a file name, or e.g. "
+                             "oxford/graf/img1.png)")
+    parser.add_argument("--exclude-multi-target", action="store_true",
+                        help="leave out the images of the multi-target synthetic sequence (nft_eval multi), "
+                             "whose prints would otherwise also be crops in the database")
     args = parser.parse_args()
     if args.count < 1:
         sys.exit("make-distractors: --count must be at least 1")
-    sources = photographs(args.data)
+    excluded = set(args.exclude) | (set(MULTI_TARGET_IMAGES) if args.exclude_multi_target else set())
+    sources = [p for p in photographs(args.data)
+               if not any(p == e or p.endswith(os.sep + e) for e in excluded)]
     images = []
     for path in sources:
         image = cv2.imread(path, cv2.IMREAD_GRAYSCALE)

@@ -134,6 +134,7 @@ PipelineOptions pipelineOptions(const config::Config& c, const std::string& /*so
   tr.widthMetres = c.target.widthM;
   tr.maxPatches = c.target.maxTrackingPatches;
   tr.detector = d.detector;
+  tr.minDetectedSidePx = c.target.minSizePx;
   tr.descriptorType = c.descriptor.type == config::DescriptorType::Surf36 ? detection::DescriptorType::Surf36
                                                                           : detection::DescriptorType::Surf64;
   tr.orientation = c.descriptor.orientation == config::DescriptorOrientation::Upright

@@ -288,10 +288,12 @@ void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
   const bool search = found.empty() || (options_.searchEvery > 0 && frames_ % options_.searchEvery == 0);
   const int room = options_.maxTargets - static_cast<int>(found.size());
   if (search && room > 0 && recognizer_) {
-    // One new target per search: the shortlist is verified in score order until one passes, so
-    // a search costs about one matching pass more than a single-target detection; other targets
-    // in view are found by the next searches (search_every), their keypoints unmasked.
-    const std::vector<tracker::TargetDetection> detections = recognizer_->detect(*gray, found, masks, 1);
+    // Every shortlisted target that passes, up to the room left: the shortlist (matcher.shortlist)
+    // is verified in score order, one matching pass each, so a search costs at most that many
+    // passes; a search finding one target goes on with the rest of the shortlist rather than
+    // leaving them to the next searches (search_every frames later: on the 8-print grid the
+    // last print was acquired after 51 frames that way, after N with this).
+    const std::vector<tracker::TargetDetection> detections = recognizer_->detect(*gray, found, masks, room);
     addDetection(result.timings, recognizer_->lastTimings());
     for (const tracker::TargetDetection& d : detections) {
       const auto it = std::find_if(targets_.begin(), targets_.end(), [&](const Target& t) { return t.info.id == d.target; });

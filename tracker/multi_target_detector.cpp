@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include <opencv2/calib3d.hpp>
@@ -89,48 +90,39 @@ struct MultiTargetDetector::Impl {
     std::vector<cv::Point2f> points;
   };
 
-  Impl(const gpu::Capabilities& caps, const CameraCalibration& cal, const detection::Vocabulary& vocabulary,
+  Impl(const gpu::Capabilities& caps, const CameraCalibration& cal, const detection::Vocabulary& v,
        detection::DescriptorType t, detection::Orientation orient, const MultiTargetDetectorOptions& o)
       : options(o),
         calibration(cal),
         type(t),
         orientation(orient),
-        index(vocabulary.size()),
-        words(vocabulary.size()),
-        detector(o.lane.detector),
-        surf(caps, [&] {
-          detection::SurfEsOptions s;
-          s.maxWidth = cal.imageSize.width;
-          s.maxHeight = cal.imageSize.height;
-          s.maxKeypoints = o.lane.detector.maxKeypoints;
-          s.type = t;
-          s.orientation = orient;
-          s.storage = o.lane.storage;
-          s.precisionBits = o.lane.precisionBits;
-          s.boxTaps = o.lane.boxTaps;
-          return s;
-        }()),
-        wordMatcher(caps, matcherOptions(o)),
-        targetMatcher(caps, matcherOptions(o)) {
-    wordMatcher.setTarget(vocabulary.words());
-  }
-
-  static detection::GpuMatcherOptions matcherOptions(const MultiTargetDetectorOptions& o) {
-    detection::GpuMatcherOptions m;
-    m.maxQueries = o.lane.detector.maxKeypoints;
-    return m;
+        vocabulary(v),
+        index(v.size()),
+        words(v.size()),
+        detector(o.lane.detector) {
+    detection::SurfEsOptions s;
+    s.maxWidth = cal.imageSize.width;
+    s.maxHeight = cal.imageSize.height;
+    s.maxKeypoints = o.lane.detector.maxKeypoints;
+    s.type = t;
+    s.orientation = orient;
+    s.storage = o.lane.storage;
+    s.precisionBits = o.lane.precisionBits;
+    s.boxTaps = o.lane.boxTaps;
+    describer = detection::makeKeypointDescriber(o.lane.descriptorBackend, caps, s);
+    targetMatcher = detection::makeTargetMatcher(o.lane.matcherBackend, caps, o.lane.detector.maxKeypoints);
   }
 
   MultiTargetDetectorOptions options;
   CameraCalibration calibration;
   detection::DescriptorType type;
   detection::Orientation orientation;
+  detection::Vocabulary vocabulary;  // shares the words and their search tree
   detection::InvertedIndex index;
   int words;
   detection::FastDetector detector;
-  detection::SurfEs surf;
-  detection::GpuMatcher wordMatcher;
-  detection::GpuMatcher targetMatcher;
+  std::unique_ptr<detection::KeypointDescriber> describer;
+  std::unique_ptr<detection::TargetMatcher> targetMatcher;
   int uploaded = -1;  // the target whose descriptors targetMatcher holds
   std::map<int, Target> targets;
   DetectionTimings timings;
@@ -141,6 +133,9 @@ struct MultiTargetDetector::Impl {
 MultiTargetDetector::MultiTargetDetector(const gpu::Capabilities& caps, const CameraCalibration& calibration,
                                          const detection::Vocabulary& vocabulary, detection::DescriptorType type,
                                          detection::Orientation orientation, const MultiTargetDetectorOptions& options) {
+  if (!(options.followScoreRatio >= 0 && options.followScoreRatio <= 1))
+    throw std::invalid_argument("MultiTargetDetectorOptions::followScoreRatio must be in [0, 1], got " +
+                                std::to_string(options.followScoreRatio));
   if (options.shortlist < 1)
     throw std::invalid_argument("MultiTargetDetectorOptions::shortlist must be >= 1, got " + std::to_string(options.shortlist));
   if (vocabulary.size() == 0) throw std::invalid_argument("MultiTargetDetector: the vocabulary is empty");
@@ -221,18 +216,18 @@ std::vector<TargetDetection> MultiTargetDetector::detect(const cv::Mat& gray, co
     return found;
   }
 
-  // 2. Descriptors, left on the GPU.
+  // 2. Descriptors, on the host for the words (a GPU describer reads them back; the GPU matcher
+  //    still matches the copy left on the GPU).
   t = Clock::now();
-  const detection::GpuDescriptors descriptors = s.surf.extract(gray, keypoints);
+  const detection::FrameDescriptors descriptors = s.describer->describe(gray, keypoints, true);
   s.timings.describe = msSince(t);
 
-  // 3. Words and the shortlist.
+  // 3. Words (the vocabulary's tree descent, uniform patches' zero rows left out) and the shortlist.
   t = Clock::now();
-  const std::vector<detection::Match> nearestWords = s.wordMatcher.nearest(descriptors);
   std::vector<int> wordIds;
-  wordIds.reserve(nearestWords.size());
-  for (const detection::Match& m : nearestWords)
-    if (m.target >= 0) wordIds.push_back(m.target);
+  const std::vector<int> all = s.vocabulary.quantize(descriptors.host);
+  for (int i = 0; i < descriptors.host.rows; ++i)
+    if (cv::countNonZero(descriptors.host.row(i)) > 0) wordIds.push_back(all[static_cast<size_t>(i)]);
   s.shortlist = s.index.query(wordIds, s.options.shortlist, excluded);
   s.timings.match = msSince(t);
   if (s.shortlist.empty()) {
@@ -243,13 +238,17 @@ std::vector<TargetDetection> MultiTargetDetector::detect(const cv::Mat& gray, co
   // 4. Verify the candidates, best first.
   std::string why;
   for (const auto& [id, score] : s.shortlist) {
+    // After a target is found, only candidates scoring nearly as well are worth a matching pass
+    // each: another target in view scores close to it, a distractor well below (see
+    // MultiTargetDetectorOptions::followScoreRatio).
+    if (!found.empty() && score < s.options.followScoreRatio * found.back().score) break;
     const Impl::Target& target = s.targets.at(id);
     t = Clock::now();
     if (s.uploaded != id) {
-      s.targetMatcher.setTarget(target.model->descriptors);
+      s.targetMatcher->setTarget(target.model->descriptors);
       s.uploaded = id;
     }
-    const std::vector<detection::Match> matches = s.targetMatcher.match(descriptors, s.options.lane.matching);
+    const std::vector<detection::Match> matches = s.targetMatcher->match(descriptors, s.options.lane.matching);
     s.timings.match += msSince(t);
     std::optional<Detection> d =
         verifyDetection(matches, target.points, keypoints, target.model->image.size(), target.model->metresPerPixel(),

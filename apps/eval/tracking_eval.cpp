@@ -141,10 +141,12 @@ TrackingReport evaluateTracking(const TrackingRequest& request) {
   } else {
     truth = replay::loadGroundTruth(request.groundTruth);
     source = replay::openFrameSource(request.video);
-    if (!std::filesystem::is_regular_file(request.target))
+    if (request.targetDatabase.empty() && !std::filesystem::is_regular_file(request.target))
       throw std::runtime_error("target '" + request.target +
                                "' does not exist (expected an image or a .nftm model file)");
   }
+  if (!request.targetDatabase.empty() && !std::filesystem::is_regular_file(request.targetDatabase))
+    throw std::runtime_error("target database '" + request.targetDatabase + "' does not exist");
 
   const OpenCvThreads threads(request.threads);
   Session ours(sessionOptions);
@@ -154,8 +156,27 @@ TrackingReport evaluateTracking(const TrackingRequest& request) {
   report.renderer = ours.gpuRenderer();
   report.warnings = ours.warnings();
   const std::string targetName = synthetic ? synthetic->options().targetPath : request.target;
-  const TargetInfo target = ours.target(synthetic ? ours.addTarget(synthetic->targetImage(), targetName)
-                                                  : ours.addTarget(request.target));
+  // A database first (recognition among its targets); the scored target is then a file added
+  // to them, or one of them by name.
+  std::optional<TargetId> scoredId;
+  if (!request.targetDatabase.empty()) {
+    const std::vector<TargetId> loaded = ours.loadDatabase(request.targetDatabase);
+    std::fprintf(stderr, "nft_eval: target database %s: %zu targets\n", request.targetDatabase.c_str(), loaded.size());
+    if (!synthetic && !std::filesystem::is_regular_file(request.target)) {
+      for (const TargetId id : loaded)
+        if (ours.target(id).name == request.target) scoredId = id;
+      if (!scoredId)
+        throw std::runtime_error("target '" + request.target + "' is neither a file nor a target of the database '" +
+                                 request.targetDatabase + "'");
+      if (!request.baselines.empty())
+        throw std::runtime_error("target '" + request.target +
+                                 "' is a database target, whose image the OpenCV baselines do not have: give the "
+                                 "image as --target, or --baselines none");
+    }
+  }
+  if (!scoredId)
+    scoredId = synthetic ? ours.addTarget(synthetic->targetImage(), targetName) : ours.addTarget(request.target);
+  const TargetInfo target = ours.target(*scoredId);
   report.target = targetName;
   std::fprintf(stderr, "nft_eval: target %s: %dx%d, %d keypoints, %d tracking patches (%s in %.2f s)\n",
                targetName.c_str(), target.imageSize.width, target.imageSize.height, target.quality.keypoints,
@@ -164,11 +185,13 @@ TrackingReport evaluateTracking(const TrackingRequest& request) {
   // The baselines see the image the user gave (a model file: its working image); corners are
   // that image's, the same physical corners as the model's.
   cv::Mat baselineTarget;
-  if (synthetic)
-    cv::cvtColor(synthetic->targetImage(), baselineTarget, cv::COLOR_BGR2GRAY);
-  else
-    baselineTarget = target.trained ? cv::imread(request.target, cv::IMREAD_GRAYSCALE)
-                                    : detection::loadTargetModel(request.target).image;
+  if (!request.baselines.empty()) {  // (a database target has no image here: refused above)
+    if (synthetic)
+      cv::cvtColor(synthetic->targetImage(), baselineTarget, cv::COLOR_BGR2GRAY);
+    else
+      baselineTarget = target.trained ? cv::imread(request.target, cv::IMREAD_GRAYSCALE)
+                                      : detection::loadTargetModel(request.target).image;
+  }
   std::vector<FeatureBaseline> baselines;
   for (BaselineKind kind : request.baselines) {
     baselines.emplace_back(kind, baselineTarget, request.baselineOptions);
@@ -204,7 +227,11 @@ TrackingReport evaluateTracking(const TrackingRequest& request) {
       if (csv) csv->write(index + 1, m.method, found, e, ms, corners);
     };
     const FrameResult r = ours.process(frame);
-    score(report.methods[0], r.targets.front().found, r.targets.front().corners, r.timings.total);
+    const TargetResult* mine = nullptr;  // with several targets, only reported ones are listed
+    for (const TargetResult& t : r.targets)
+      if (t.id == *scoredId) mine = &t;
+    score(report.methods[0], mine != nullptr && mine->found, mine != nullptr ? mine->corners : std::vector<cv::Point2f>(),
+          r.timings.total);
     for (size_t b = 0; b < baselines.size(); ++b) {
       const FrameOutcome o = baselines[b].find(frame);
       score(report.methods[b + 1], o.found, o.corners, o.ms);

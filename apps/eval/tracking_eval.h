@@ -17,7 +17,12 @@ namespace nft::eval {
 
 /// What to evaluate. Paths as nft_replay takes them.
 struct TrackingRequest {
-  std::string target;          ///< target image or .nftm model
+  /// Target image or .nftm model; with targetDatabase, also the name of one of its targets.
+  std::string target;
+  /// Target database (.nftdb) loaded before the target: our Session then recognises among all
+  /// its targets, and only `target`'s results are scored (another target reported in a frame
+  /// does not count as found). Empty: none.
+  std::string targetDatabase;
   std::string video;           ///< video file or frames folder
   std::string groundTruth;     ///< gt.tsv
   std::string configPath;      ///< YAML config for our tracker (empty: defaults)

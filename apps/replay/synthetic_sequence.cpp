@@ -10,12 +10,12 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "apps/replay/synthetic_render.h"
 #include "tracker/camera_calibration.h"
 
 namespace nft::replay {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 constexpr int kSurfaceScale = 3;        // the surface is 3× the target's size
 constexpr int kPaperMarginPx = 24;      // white paper around the printed target, target pixels
 constexpr int kPyramidLevels = 4;
@@ -23,75 +23,14 @@ constexpr double kExposureFrames = 0.5;  // shutter open for half a frame: the m
 constexpr int kMaxSubframes = 12;
 constexpr int kMaxPresetSubframes = 40;
 
-/// Uniform in [0, 1) from std::mt19937's raw output (fixed by the standard, unlike the
-/// distributions, whose output differs between standard libraries).
-double uniform(std::mt19937& gen) { return static_cast<double>(gen() >> 8) * (1.0 / 16777216.0); }
-double uniform(std::mt19937& gen, double lo, double hi) { return lo + (hi - lo) * uniform(gen); }
-
-cv::Mat loadImage(const std::string& path, const char* what) {
-  if (!std::filesystem::is_regular_file(path))
-    throw std::runtime_error(std::string("synthetic sequence: ") + what + " image '" + path +
-                             "' does not exist (install the Debian package opencv-doc: scripts/install-deps.sh)");
-  cv::Mat image = cv::imread(path, cv::IMREAD_COLOR);
-  if (image.empty())
-    throw std::runtime_error(std::string("synthetic sequence: cannot read ") + what + " image '" + path + "'");
-  return image;
-}
-
-double smoothstep(double x) {
-  x = std::clamp(x, 0.0, 1.0);
-  return x * x * (3 - 2 * x);
-}
-
-cv::Matx33d rotationZXY(double rollRad, double tiltXRad, double tiltYRad) {
-  const double cz = std::cos(rollRad), sz = std::sin(rollRad);
-  const double cx = std::cos(tiltXRad), sx = std::sin(tiltXRad);
-  const double cy = std::cos(tiltYRad), sy = std::sin(tiltYRad);
-  const cv::Matx33d Rz(cz, -sz, 0, sz, cz, 0, 0, 0, 1);
-  const cv::Matx33d Rx(1, 0, 0, 0, cx, -sx, 0, sx, cx);
-  const cv::Matx33d Ry(cy, 0, sy, 0, 1, 0, -sy, 0, cy);
-  return Rz * Rx * Ry;
-}
-
-cv::Point2f apply(const cv::Matx33d& H, double x, double y) {
-  const cv::Vec3d p = H * cv::Vec3d(x, y, 1.0);
-  return {static_cast<float>(p[0] / p[2]), static_cast<float>(p[1] / p[2])};
-}
-
-/// Draws `layer` (CV_8UC3) over `frame` (CV_8UC3) through `layerToFrame` (layer pixels → frame
-/// pixels), bilinear, with anti-aliased edges (the warped coverage is the blending weight).
-void compositeLayer(const cv::Mat& layer, const cv::Matx33d& layerToFrame, cv::Mat& frame) {
-  float x0 = 1e9f, y0 = 1e9f, x1 = -1e9f, y1 = -1e9f;
-  for (const cv::Point2d c : {cv::Point2d(0, 0), cv::Point2d(layer.cols, 0), cv::Point2d(layer.cols, layer.rows),
-                              cv::Point2d(0, layer.rows)}) {
-    const cv::Vec3d p = layerToFrame * cv::Vec3d(c.x, c.y, 1.0);
-    if (!(p[2] > 0)) return;  // behind the camera (the presets never look that way)
-    const cv::Point2f q = apply(layerToFrame, c.x, c.y);
-    x0 = std::min(x0, q.x), y0 = std::min(y0, q.y), x1 = std::max(x1, q.x), y1 = std::max(y1, q.y);
-  }
-  const cv::Rect roi = cv::Rect(cv::Point(static_cast<int>(std::floor(x0)) - 1, static_cast<int>(std::floor(y0)) - 1),
-                                cv::Point(static_cast<int>(std::ceil(x1)) + 2, static_cast<int>(std::ceil(y1)) + 2)) &
-                       cv::Rect(0, 0, frame.cols, frame.rows);
-  if (roi.empty()) return;
-  const cv::Matx33d toRoi = cv::Matx33d(1, 0, -roi.x, 0, 1, -roi.y, 0, 0, 1) * layerToFrame;
-  cv::Mat colour, weight;
-  cv::warpPerspective(layer, colour, toRoi, roi.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar::all(0));
-  cv::warpPerspective(cv::Mat(layer.size(), CV_32F, cv::Scalar(1.0)), weight, toRoi, roi.size(), cv::INTER_LINEAR,
-                      cv::BORDER_CONSTANT, cv::Scalar(0));
-  // The border taps read 0 in both: colour is premultiplied by the weight.
-  for (int y = 0; y < roi.height; ++y) {
-    uchar* out = frame.ptr<uchar>(roi.y + y) + 3 * roi.x;
-    const uchar* in = colour.ptr<uchar>(y);
-    const float* w = weight.ptr<float>(y);
-    for (int x = 0; x < roi.width; ++x)
-      for (int k = 0; k < 3; ++k) {
-        const float v = out[3 * x + k] * (1.0f - w[x]) + in[3 * x + k];
-        out[3 * x + k] = cv::saturate_cast<uchar>(v);
-      }
-  }
-}
-
 }  // namespace
+
+using synth::apply;
+using synth::compositeLayer;
+using synth::kPi;
+using synth::loadImage;
+using synth::smoothstep;
+using synth::uniform;
 
 /// One smooth random signal in [-1, 1] per degree of freedom: a sum of three sinusoids.
 struct SyntheticSequence::Path {
@@ -247,7 +186,7 @@ cv::Matx33d SyntheticSequence::cameraHomography(double distance, double tiltX, d
                                                 double offsetX, double offsetY) const {
   const double f = K_(0, 0);
   // X_cam = R·X_target + t with the target's centre at (offsetX, offsetY)·distance/f, distance.
-  const cv::Matx33d R = rotationZXY(roll, tiltX, tiltY);
+  const cv::Matx33d R = synth::rotationZXY(roll, tiltX, tiltY);
   const cv::Vec3d centre(0.5 * options_.targetWidthM, 0.5 * metresPerPixel_ * target_.rows, 0.0);
   const cv::Vec3d t = cv::Vec3d(offsetX * distance / f, offsetY * distance / f, distance) - R * centre;
   const cv::Matx33d Rt(R(0, 0), R(0, 1), t[0], R(1, 0), R(1, 1), t[1], R(2, 0), R(2, 1), t[2]);
@@ -311,10 +250,7 @@ cv::Mat SyntheticSequence::render(int index) const {
     // Pyramid level from the local scale at the target's centre: about one surface texel per
     // frame pixel, so warpPerspective's bilinear taps do not alias.
     const cv::Point2d c(targetOrigin_.x + target_.cols / 2.0, targetOrigin_.y + target_.rows / 2.0);
-    const cv::Point2f p = apply(H, c.x, c.y), px = apply(H, c.x + 1, c.y), py = apply(H, c.x, c.y + 1);
-    const double scale = std::sqrt(std::abs((px - p).cross(py - p)));
-    const int level = std::clamp(static_cast<int>(std::lround(std::log2(1.0 / std::max(scale, 1e-6)))), 0,
-                                 static_cast<int>(surface_.size()) - 1);
+    const int level = synth::pyramidLevel(H, c, static_cast<int>(surface_.size()));
     const double s = std::ldexp(1.0, level);  // level pixel x ↔ surface pixel s·x (cv::pyrDown)
     const cv::Matx33d Hl = H * cv::Matx33d(s, 0, 0, 0, s, 0, 0, 0, 1);
     cv::warpPerspective(surface_[static_cast<size_t>(level)], warped, Hl, size, cv::INTER_LINEAR,
@@ -331,25 +267,8 @@ cv::Mat SyntheticSequence::render(int index) const {
   const double offset = 18.0 * path.slow[Path::Offset].at(seconds);
   const double strength = 0.30 * path.slow[Path::GradientStrength].at(seconds);
   const double angle = kPi * path.slow[Path::GradientAngle].at(seconds);
-  cv::Mat light(size, CV_32F);
-  const double cx = (size.width - 1) / 2.0, cy = (size.height - 1) / 2.0;
-  for (int y = 0; y < size.height; ++y) {
-    float* row = light.ptr<float>(y);
-    for (int x = 0; x < size.width; ++x)
-      row[x] = static_cast<float>(gain * (1.0 + strength * ((x - cx) * std::cos(angle) + (y - cy) * std::sin(angle)) /
-                                                    size.width));
-  }
-  cv::Mat light3;
-  cv::merge(std::vector<cv::Mat>{light, light, light}, light3);
-  cv::multiply(sum, light3, sum);
-  sum += cv::Scalar::all(offset);
-
-  if (options_.noiseSigma > 0) {
-    cv::Mat noise(size, CV_32FC3);
-    cv::RNG rng(static_cast<std::uint64_t>(options_.seed) * 1000003ULL + static_cast<std::uint64_t>(index));
-    rng.fill(noise, cv::RNG::NORMAL, 0.0, options_.noiseSigma);
-    sum += noise;
-  }
+  synth::applyLighting(sum, gain, offset, strength, angle);
+  synth::addSensorNoise(sum, options_.noiseSigma, options_.seed, index);
   cv::Mat frame;
   sum.convertTo(frame, CV_8UC3);  // saturating
   return frame;

@@ -19,6 +19,7 @@
 #include "apps/bench_program_run.h"
 #include "apps/eval/feature_baseline.h"
 #include "apps/eval/tracking_eval.h"
+#include "support/program_run.h"
 #include "support/test_data.h"
 
 namespace nft::eval {
@@ -186,6 +187,46 @@ TEST(EvalTrackingTmtBookI, First60FramesOursAbove90PercentAndBaselinesRun) {
   while (std::getline(in, line)) ++rows;
   EXPECT_EQ(rows, 3 * 60);
   std::filesystem::remove(frames);
+}
+
+TEST(EvalTrackingTmtBookI, ADatabaseTargetIsScoredByName) {
+  NFT_REQUIRE_DATA("video/tmt_bookI/video.mp4");
+  const std::filesystem::path data = testing::dataDir();
+  const std::filesystem::path dir = testing::freshTempDir("nft_eval_db");
+  {
+    std::ofstream list(dir / "targets.txt");
+    list << "cover " << (data / "video/cmu_book/cv_cover.jpg").string() << " 0.187\n"
+         << "book " << (data / "video/tmt_bookI/target.png").string() << "\n";
+  }
+  const testing::ProgramRun train = testing::runProgram(
+      NFT_TRAIN_BINARY, "--database " + (dir / "two.nftdb").string() + " --list " + (dir / "targets.txt").string());
+  ASSERT_EQ(train.status, 0) << train.output;
+  TrackingRequest request;
+  request.targetDatabase = (dir / "two.nftdb").string();
+  request.target = "book";
+  request.video = (data / "video/tmt_bookI/video.mp4").string();
+  request.groundTruth = (data / "video/tmt_bookI/gt.tsv").string();
+  request.maxFrames = 40;
+  request.progressEvery = 0;
+  const TrackingReport report = evaluateTracking(request);
+  ASSERT_EQ(report.methods.size(), 1u);
+  EXPECT_EQ(report.frames, 40);
+  EXPECT_GE(report.methods[0].successRate(5.0), 0.9);
+
+  request.target = "cover";  // in the database, never in these frames: scored, never found
+  EXPECT_EQ(evaluateTracking(request).methods[0].found, 0);
+  request.target = "poster";
+  try {
+    evaluateTracking(request);
+    FAIL() << "no error for a name the database does not have";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'poster' is neither a file nor a target of the database"), std::string::npos)
+        << e.what();
+  }
+  request.target = "book";
+  request.baselines = {BaselineKind::Orb};
+  EXPECT_THROW(evaluateTracking(request), std::runtime_error);  // the baselines need the image
+  std::filesystem::remove_all(dir);
 }
 
 TEST(EvalTrackingTmtBookI, TheProgramWritesTheCurveAndTheTable) {

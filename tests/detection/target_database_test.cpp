@@ -2,9 +2,12 @@
 // detection/target_database.h) on real SURF descriptors of ../shared/data images.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
+#include <opencv2/features2d.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "detection/surf_cpu.h"
@@ -49,11 +52,65 @@ TEST(InvertedIndex, RanksTheDocumentSharingTheRarestWordsFirst) {
   ASSERT_EQ(ranked.size(), 2u);  // document 2 shares no word
   EXPECT_EQ(ranked[0].first, 1);
   EXPECT_GT(ranked[0].second, ranked[1].second);
-  EXPECT_NEAR(index.query({5}, 1)[0].second, 1.0, 1e-12) << "identical word histograms score 1";
+  EXPECT_NEAR(index.query({5, 5, 5}, 1)[0].second, 1.0, 1e-12) << "the same words as often score 1";
+  EXPECT_NEAR(index.query({5}, 1)[0].second, std::sqrt(1.0 / 3.0), 1e-12) << "a third of the document's words";
   EXPECT_TRUE(index.query({3, 4}, 3, {1}).empty()) << "an excluded document is not returned";
   index.remove(1);
   EXPECT_TRUE(index.query({3, 4}, 3).empty());
   EXPECT_THROW(index.add(3, {6}), std::invalid_argument);
+}
+
+TEST(InvertedIndex, ASmallDocumentWhollyInAClutteredQueryOutranksALargerOnePartlyThere) {
+  // A small target wholly in view among clutter (document 0: all 4 of its words in the query)
+  // against a larger one of which 8 of 20 words show (document 1). The query's histogram is
+  // mostly clutter, so its intersection with document 0 alone is small (0.18 against 0.35); the
+  // document's coverage (1.0 against 0.37) puts it first (the geometric mean: 0.42 against 0.36).
+  nft::detection::InvertedIndex index(60);
+  index.add(0, {30, 31, 32, 33});
+  std::vector<int> large(20), other(20);
+  for (int w = 0; w < 20; ++w) large[static_cast<size_t>(w)] = w, other[static_cast<size_t>(w)] = 40 + w;
+  index.add(1, large);
+  index.add(2, other);
+  index.add(3, {30, 40, 0, 5});
+  std::vector<int> query{0, 1, 2, 3, 4, 5, 6, 7, 30, 31, 32, 33};
+  for (int w = 40; w < 50; ++w) query.push_back(w);
+  const auto ranked = index.query(query, 4);
+  auto rank = [&](int id) {
+    return std::find_if(ranked.begin(), ranked.end(), [&](const auto& r) { return r.first == id; }) - ranked.begin();
+  };
+  EXPECT_LT(rank(0), rank(1));
+  EXPECT_NEAR(ranked[static_cast<size_t>(rank(0))].second, 0.418, 0.01);
+}
+
+TEST(Vocabulary, TheTreeDescentFindsTheNearestWordAsExactSearchDoes) {
+  // 2,000 random unit words in 64 dimensions (no structure to help the tree), and queries near
+  // some of them: the beam search must give the exact nearest word (BFMatcher) nearly always.
+  cv::RNG rng(7);
+  cv::Mat words(2000, 64, CV_32F);
+  rng.fill(words, cv::RNG::NORMAL, 0.0, 1.0);
+  for (int i = 0; i < words.rows; ++i) cv::normalize(words.row(i), words.row(i));
+  const nft::detection::Vocabulary vocabulary(words);
+  cv::Mat queries(500, 64, CV_32F), noise(500, 64, CV_32F);
+  rng.fill(noise, cv::RNG::NORMAL, 0.0, 0.03);
+  for (int i = 0; i < queries.rows; ++i) {
+    cv::Mat row = words.row(i * 4) + noise.row(i);
+    cv::normalize(row, queries.row(i));
+  }
+  const std::vector<int> tree = vocabulary.quantize(queries);
+  std::vector<cv::DMatch> exact;
+  cv::BFMatcher(cv::NORM_L2).match(queries, words, exact);
+  int same = 0;
+  for (const cv::DMatch& m : exact) same += tree[static_cast<size_t>(m.queryIdx)] == m.trainIdx ? 1 : 0;
+  EXPECT_GE(same, 490) << "of 500";
+  EXPECT_EQ(vocabulary.quantize(words.rowRange(0, 50)), [] {
+    std::vector<int> ids(50);
+    for (int i = 0; i < 50; ++i) ids[static_cast<size_t>(i)] = i;
+    return ids;
+  }()) << "a word is its own word";
+  EXPECT_EQ(vocabulary.quantize(queries), tree) << "deterministic";
+  const nft::detection::Vocabulary copy(words.clone());
+  EXPECT_EQ(copy.quantize(queries), tree) << "the same words build the same tree";
+  EXPECT_THROW(vocabulary.quantize(cv::Mat(3, 36, CV_32F)), std::invalid_argument);
 }
 
 TEST(TargetDatabase, RecognisesEachTargetFromAnotherViewAndRoundTrips) {

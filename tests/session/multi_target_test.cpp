@@ -75,6 +75,23 @@ TEST(SessionTargets, FindsTheBookAmongFiveAndReportsOnlyIt) {
   EXPECT_THROW(session.target(book), nft::InputError);
 }
 
+TEST(SessionTargets, TheRecogniserRunsOnEitherBackendAndCrossChecks) {
+  NFT_REQUIRE_DATA(kVideo);
+  ASSERT_TRUE(fs::exists(kOpenCvData / "baboon.jpg")) << "opencv-doc missing (scripts/install-deps.sh installs it)";
+  const std::vector<cv::Mat> frames = readFrames(4);
+  for (const bool gpu : {true, false}) {
+    nft::SessionOptions o;
+    o.config.descriptor.backend = gpu ? nft::config::DescriptorBackend::Gpu : nft::config::DescriptorBackend::Cpu;
+    o.config.matcher.backend = gpu ? nft::config::MatcherBackend::Gpu : nft::config::MatcherBackend::Cpu;
+    o.config.matcher.crossCheck = true;
+    o.config.tracking.enabled = false;  // every frame through the recogniser
+    nft::Session session(o);
+    for (const auto& [name, path] : fiveTargets()) session.addTarget(path, name);
+    for (const cv::Mat& f : frames)
+      EXPECT_EQ(foundIn(session.process(f)), std::set<std::string>{"book"}) << (gpu ? "gpu" : "cpu");
+  }
+}
+
 TEST(SessionTargets, LoadsADatabaseAndTracksAsWithImages) {
   NFT_REQUIRE_DATA(kVideo);
   ASSERT_TRUE(fs::exists(kOpenCvData / "baboon.jpg"));

@@ -1,0 +1,67 @@
+// `nft_eval multi` (apps/eval/multi_target_eval.h) on the pan of the multi-target synthetic
+// sequence: one Session with the four prints finds and follows the ones in view within 5 px,
+// never reports a print that is out of view or the same print twice in a frame, and its
+// detections name prints in view; the per-frame CSV has a row per frame and print.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "apps/eval/multi_target_eval.h"
+#include "apps/replay/synthetic_sequence.h"
+
+namespace nft::eval {
+namespace {
+
+TEST(EvalMulti, OneSessionFollowsThePrintsInViewOfThePan) {
+  if (!std::filesystem::is_regular_file(std::string(replay::kOpencvDocData) + "/graf1.png"))
+    GTEST_SKIP() << replay::kOpencvDocData << " is missing (Debian package opencv-doc)";
+  MultiTargetRequest request;
+  request.layout = "pan";
+  request.frames = 120;  // graf1 leaving, starry_night passing, baboon and butterfly arriving
+  request.progressEvery = 0;
+  request.perFrameCsv = (std::filesystem::temp_directory_path() / "nft_eval_multi_test.csv").string();
+  const MultiTargetReport report = evaluateMultiTarget(request);
+  ASSERT_EQ(report.prints.size(), 4u);
+  EXPECT_EQ(report.frames, 120);
+  const PrintScore& graf = report.prints[0];
+  ASSERT_EQ(graf.name, "graf1");
+  ASSERT_GT(graf.scoredFrames, 40);
+  EXPECT_GE(graf.within5, graf.scoredFrames * 9 / 10) << graf.within5 << " of " << graf.scoredFrames;
+  int found = 0;
+  for (const PrintScore& p : report.prints) {
+    EXPECT_EQ(p.reportedAbsent, 0) << p.name;
+    found += p.found;
+  }
+  EXPECT_GT(found, graf.found);  // another print found too
+  EXPECT_EQ(report.duplicateFrames, 0);
+  EXPECT_GE(report.detections, 2);
+  EXPECT_EQ(report.wrongTarget, 0);
+  EXPECT_LE(report.inaccurate, report.detections / 2);
+  EXPECT_GT(report.meanMs, 0.0);
+
+  std::ifstream csv(request.perFrameCsv);
+  std::string line;
+  int rows = 0;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "frame,target,visible,state,found,error_px");
+  while (std::getline(csv, line)) ++rows;
+  EXPECT_EQ(rows, 120 * 4);
+  std::filesystem::remove(request.perFrameCsv);
+}
+
+TEST(EvalMulti, AnUnknownLayoutIsRefusedWithTheNames) {
+  MultiTargetRequest request;
+  request.layout = "row";
+  try {
+    evaluateMultiTarget(request);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'row' (expected pan or grid)"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace nft::eval
