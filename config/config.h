@@ -147,8 +147,10 @@ struct DescriptorConfig {
   int precisionBits = 0;
   /// `box_taps`: texture lookups per SURF box mean: 1 (one trilinear lookup, the thesis's,
   /// fastest) or 2 (2 × 2 quarter boxes: matching recall as the CPU lane's, about 3 times the
-  /// fetches; detection/surf_es.h). Integer 1 or 2. Default 1.
-  int boxTaps = 1;
+  /// fetches; detection/surf_es.h). Integer 1 or 2. Default 2: SURF-ES runs where a GPU is (the
+  /// `auto` backend takes the CPU lane on a software renderer), which affords the fetches; the
+  /// phone profile (a Mali-400 class GPU) keeps 1.
+  int boxTaps = 2;
   /// `backend`: where the detection lane computes the frame's descriptors, and training the
   /// target's: gpu (SURF-ES) | cpu (SurfCpu) | auto (cpu on a software GLES2 renderer such as
   /// llvmpipe, where SurfCpu is several times faster; gpu elsewhere). Default auto.

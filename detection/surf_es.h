@@ -44,8 +44,10 @@ struct SurfEsOptions {
   /// boxes: 4 lookups, closer to the exact box means of the CPU lane; see surf_es_pyramid.glsl).
   /// 2 brings SURF-ES's matching recall to the CPU lane's (wall, oriented: 15.6 % against 15.2;
   /// 1: 12.9 %, see kQuarterBoxLodBias in surf_es.cpp) for about 3.3 times the texture fetches
-  /// (lattice and orientation passes), which costs on llvmpipe, where fetches dominate.
-  int boxTaps = 1;
+  /// (lattice and orientation passes), which costs on llvmpipe, where fetches dominate — but
+  /// there the `auto` backend takes the CPU lane (detection/backend.h), so SURF-ES runs where a
+  /// GPU affords them: 2 by default (issue 22's descriptor parity).
+  int boxTaps = 2;
 };
 
 /// Descriptors left on the GPU for the matcher (no readback). Valid until the next call of

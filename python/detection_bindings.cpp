@@ -375,21 +375,22 @@ sections 3.3-4.5; C++ nft::detection::SurfEs, detection/surf_es.h). The descript
 detection/surf_descriptor.h (Bay et al. 2008), which CpuSurf computes on the CPU.
 
 SurfEs(context=None, type="surf64", orientation="oriented", storage="auto", precision_bits=0,
-       box_taps=1, max_width=1920, max_height=1080, max_keypoints=4096)
+       box_taps=2, max_width=1920, max_height=1080, max_keypoints=4096)
   context:        an nft.GpuContext; None = the thread's default one.
   type:           "surf64" (4×4 subregions, 64 bins) or "surf36" (3×3, 36 bins); 64 / 36 also.
   orientation:    "oriented" (intensity-centroid angle, rotation invariant) or "upright".
   storage:        "auto", "rgba8" (precision-adaptive RGBA8 encoding, section 4.5) or "float".
   precision_bits: fragment precision p of the RGBA8 encoding; 0 = the GPU's, 8..23 emulates a
                   weaker GPU (10: a mediump-only Mali-400, table 3).
-  box_taps:       texture lookups per box mean, 1 (the thesis's) or 2 (closer to CpuSurf).
+  box_taps:       texture lookups per box mean, 1 (the thesis's) or 2 (the default: the CPU
+                  lane's matching recall).
   max_*:          initial capacity; it grows (a rebuild) for larger images or more keypoints.
 Raises ValueError for options out of range; nft.GpuError when the GPU refuses.
 Thread rule: use it on the thread that made its context (nft.GpuError otherwise).)doc")).c_str())
       .def(py::init<const std::optional<ContextPtr>&, const py::object&, const std::string&, const std::string&, int, int,
                     int, int, int>(),
            py::arg("context") = py::none(), py::arg("type") = "surf64", py::arg("orientation") = "oriented",
-           py::arg("storage") = "auto", py::arg("precision_bits") = 0, py::arg("box_taps") = 1,
+           py::arg("storage") = "auto", py::arg("precision_bits") = 0, py::arg("box_taps") = 2,
            py::arg("max_width") = 1920, py::arg("max_height") = 1080, py::arg("max_keypoints") = 4096)
       .def("describe", &PySurfEs::describe, py::arg("image"), py::arg("keypoints"), py::arg("return_keypoints") = false,
            (std::string("Computes one descriptor per keypoint on the GPU → N×D float32 (D = 64 or 36), row i for "

@@ -237,7 +237,7 @@ KeypointsArg = npt.ArrayLike  # N×3, N×4 or N×5: x, y, scale (pixels), [angle
 class SurfEs:
     """SURF-ES: SURF descriptors on the GPU with OpenGL ES 2.0 (Hofmann 2012, sections 3.3-4.5)."""
     def __init__(self, context: Optional[GpuContext] = None, type: Union[str, int] = "surf64",
-                 orientation: str = "oriented", storage: str = "auto", precision_bits: int = 0, box_taps: int = 1,
+                 orientation: str = "oriented", storage: str = "auto", precision_bits: int = 0, box_taps: int = 2,
                  max_width: int = 1920, max_height: int = 1080, max_keypoints: int = 4096) -> None: ...
     @overload
     def describe(self, image: U8Image, keypoints: KeypointsArg) -> F32Array: ...

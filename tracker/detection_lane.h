@@ -79,7 +79,7 @@ struct DetectionLaneOptions {
   /// values make a desktop compute what a mediump GPU would (e.g. 10: Mali-400).
   int precisionBits = 0;
   /// SurfEs lookups per box mean (SurfEsOptions::boxTaps): 1 or 2.
-  int boxTaps = 1;
+  int boxTaps = 2;
   /// Ratio test applied to the matches: ratio 0.9 (table above; 0.8, the matchers' default,
   /// finds 5 points fewer frames). crossCheck works with both matcher backends (the GPU matcher
   /// then has the frame's descriptors read back for its transposed search).

@@ -147,6 +147,7 @@ TEST(ConfigProfiles, PhoneIsMediumPrecisionSurf36WithFewerKeypointsAndPatches) {
   EXPECT_EQ(c.tracking.maxPatches, 60);
   EXPECT_EQ(c.descriptor.backend, DescriptorBackend::Gpu);  // a phone's GPU, even on llvmpipe
   EXPECT_EQ(c.matcher.backend, MatcherBackend::Gpu);
+  EXPECT_EQ(c.descriptor.boxTaps, 1);  // fetch-bound: one lookup per box (default 2)
   Config rest = c;
   rest.descriptor = {};
   rest.matcher.backend = Config{}.matcher.backend;
@@ -171,9 +172,7 @@ TEST(ConfigProfiles, AccuracyHasMoreKeypointsAndPatchesAndRedetects) {
   EXPECT_EQ(c.detector.maxKeypoints, 1500);
   EXPECT_EQ(c.tracking.maxPatches, 150);
   EXPECT_EQ(c.tracking.redetectEvery, 10);
-  EXPECT_EQ(c.descriptor.boxTaps, 2);
   Config rest = c;
-  rest.descriptor.boxTaps = Config{}.descriptor.boxTaps;
   rest.detector.maxKeypoints = Config{}.detector.maxKeypoints;
   rest.tracking.maxPatches = Config{}.tracking.maxPatches;
   rest.tracking.redetectEvery = Config{}.tracking.redetectEvery;
