@@ -1,7 +1,7 @@
 // `nft_eval multi` (apps/eval/multi_target_eval.h) on the pan of the multi-target synthetic
 // sequence: one Session with the four prints finds and follows the ones in view within 5 px,
 // never reports a print that is out of view or the same print twice in a frame, and its
-// detections name prints in view; the per-frame CSV has a row per frame and print.
+// detections name prints in view; a frame with two prints found draws both augmentations; the per-frame CSV has a row per frame and print.
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,11 @@
 #include <fstream>
 #include <string>
 
+#include <opencv2/imgproc.hpp>
+
 #include "apps/eval/multi_target_eval.h"
+#include "apps/replay/multi_target_sequence.h"
+#include "nft/session.h"
 #include "apps/replay/synthetic_sequence.h"
 
 namespace nft::eval {
@@ -50,6 +54,48 @@ TEST(EvalMulti, OneSessionFollowsThePrintsInViewOfThePan) {
   while (std::getline(csv, line)) ++rows;
   EXPECT_EQ(rows, 120 * 4);
   std::filesystem::remove(request.perFrameCsv);
+}
+
+TEST(MultiTargetRendering, EveryFoundTargetGetsItsAugmentation) {
+  if (!std::filesystem::is_regular_file(std::string(replay::kOpencvDocData) + "/graf1.png"))
+    GTEST_SKIP() << replay::kOpencvDocData << " is missing (Debian package opencv-doc)";
+  replay::MultiTargetSequenceOptions o;
+  o.frames = 80;  // graf1 leaving, starry_night arriving: both in view around frame 60
+  const replay::MultiTargetSequence sequence(o);
+  Session session;
+  for (const replay::MultiTargetPrint& p : sequence.prints()) session.addTarget(p.image, p.name, p.widthM);
+  FrameResult twoFound;
+  for (int i = 0; i < sequence.frameCount(); ++i) {
+    FrameResult r = session.process(sequence.render(i));
+    int found = 0;
+    for (const TargetResult& t : r.targets) found += t.found ? 1 : 0;
+    if (found >= 2) twoFound = std::move(r);
+  }
+  ASSERT_FALSE(twoFound.targets.empty()) << "no frame with two targets found";
+  // The same frame drawn with and without the augmentations (axes, box): they differ inside
+  // every found target's quad.
+  session.setOverlayVisible(false);
+  // render() draws the last processed frame: process the chosen one again.
+  const FrameResult again = session.process(sequence.render(static_cast<int>(twoFound.frame)));
+  session.setAugmentationsVisible(true);
+  const cv::Mat with = session.renderToImage(again);
+  session.setAugmentationsVisible(false);
+  const cv::Mat without = session.renderToImage(again);
+  cv::Mat diff;
+  cv::absdiff(with, without, diff);
+  cv::cvtColor(diff, diff, cv::COLOR_BGR2GRAY);
+  int drawn = 0;
+  for (const TargetResult& t : again.targets) {
+    if (!t.found) continue;
+    cv::Mat quad = cv::Mat::zeros(diff.size(), CV_8U);
+    std::vector<cv::Point> corners;
+    for (const cv::Point2f& c : t.corners) corners.emplace_back(cvRound(c.x), cvRound(c.y));
+    cv::fillConvexPoly(quad, corners, 255);
+    const int changed = cv::countNonZero((diff > 30) & quad);
+    EXPECT_GT(changed, 200) << t.name << ": no augmentation drawn over it";
+    ++drawn;
+  }
+  EXPECT_GE(drawn, 2);
 }
 
 TEST(EvalMulti, AnUnknownLayoutIsRefusedWithTheNames) {
