@@ -16,10 +16,10 @@
 // followed) to leaf buckets of at most b words, the nearest of which it takes — nearly always the
 // nearest word, and the same one at training and at detection. The search tree is built over the words themselves when a
 // Vocabulary is made (seeded k-means: the same words give the same tree), so a database file
-// holds the words only. As Nistér and Stewénius found, recognition needs many words: with 1,000
-// words (depth 3) a print filling a fifth of a cluttered frame was never shortlisted among 1,000
-// distractors (nft_eval multi --layout pan), with 10,000 (depth 4, the default) all four were
-// found; exact assignment against 10,000 words cost 17–50 ms per frame on llvmpipe's machine
+// holds the words only. As Nistér and Stewénius found, recognition needs many words: among 1,000
+// distractors, with 1,000 words (depth 3) three of the four prints of nft_eval multi's pan
+// (each filling about a fifth of a cluttered frame) were never found, with 10,000 (depth 4, the
+// default) all four were; exact assignment against 10,000 words cost 17–50 ms per frame on llvmpipe's machine
 // (FLANN's k-d trees, the GPU matcher, BFMatcher), the tree descent about 4 ms.
 
 #include <cstdint>
@@ -84,9 +84,9 @@ class Vocabulary {
 /// - the document's coverage, Σ_i min(c_qi, c_di)·idf_i / Σ_i c_di·idf_i ∈ [0, 1]: how much of
 ///   the target the frame shows, whatever else it shows.
 /// A frame is mostly clutter around a target, so its normalised histogram shares little mass
-/// with any one target's, and the intersection alone favours large generic targets: five
-/// targets added to a Session (100 words) ranked tmt_bookI's book 4th of 5 in its own frames,
-/// where the mean ranks it 1st; among 1,000 distractors (10,000 words) the pan of nft_eval multi
+/// with any one target's, and the intersection alone favours large generic targets: with five
+/// targets added to a Session (100 words) it left tmt_bookI's book out of the best 3 in its own
+/// frames (GPU descriptors), where the mean ranks it 1st; among 1,000 distractors (10,000 words) the pan of nft_eval multi
 /// finds its prints as with the intersection alone.
 class InvertedIndex {
  public:

@@ -290,9 +290,9 @@ void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
   if (search && room > 0 && recognizer_) {
     // Every shortlisted target that passes, up to the room left: the shortlist (matcher.shortlist)
     // is verified in score order, one matching pass each, so a search costs at most that many
-    // passes; a search finding one target goes on with the rest of the shortlist rather than
-    // leaving them to the next searches (search_every frames later: on the 8-print grid the
-    // last print was acquired after 51 frames that way, after N with this).
+    // passes; after a target is found, only candidates scoring nearly as well are verified
+    // (MultiTargetDetectorOptions::followScoreRatio) — other targets in view — instead of
+    // leaving them all to the next searches, search_every frames later.
     const std::vector<tracker::TargetDetection> detections = recognizer_->detect(*gray, found, masks, room);
     addDetection(result.timings, recognizer_->lastTimings());
     for (const tracker::TargetDetection& d : detections) {
