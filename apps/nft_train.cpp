@@ -126,6 +126,10 @@ int main(int argc, char** argv) {
                  "the scales down to it (0: the detector's levels only)")
       ->check(CLI::Range(0, 4096))
       ->capture_default_str();
+  app.add_option("--view-tilt", options.viewTiltDeg,
+                 "degrees: also train four views of the target this far off its normal (steep tilts; 0: off)")
+      ->check(CLI::Range(0.0, 79.9))
+      ->capture_default_str();
   app.add_option("--keypoints", options.detector.maxKeypoints, "most keypoints to keep")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();

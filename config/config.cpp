@@ -220,6 +220,10 @@ Rule closed(double lo, double hi) {
   return {[=](double v) { return v >= lo && v <= hi; },
           " in [" + formatNumber(lo, false) + ", " + formatNumber(hi, false) + "]", ""};
 }
+Rule closedOpen(double lo, double hi) {
+  return {[=](double v) { return v >= lo && v < hi; },
+          " in [" + formatNumber(lo, false) + ", " + formatNumber(hi, false) + ")", ""};
+}
 Rule openClosed(double lo, double hi) {
   return {[=](double v) { return v > lo && v <= hi; },
           " in (" + formatNumber(lo, false) + ", " + formatNumber(hi, false) + "]", ""};
@@ -511,7 +515,8 @@ const std::vector<Section>& schema() {
                   intField("working_size", &Config::target, &TargetConfig::workingSize, closed(64, 4096)),
                   intField("max_tracking_patches", &Config::target, &TargetConfig::maxTrackingPatches,
                            closed(0, 5000)),
-                  intField("min_size_px", &Config::target, &TargetConfig::minSizePx, closed(0, 4096))}});
+                  intField("min_size_px", &Config::target, &TargetConfig::minSizePx, closed(0, 4096)),
+                  numberField("view_tilt_deg", &Config::target, &TargetConfig::viewTiltDeg, closedOpen(0, 80))}});
     s.push_back({"render",
                  {boolField("enabled", &Config::render, &RenderConfig::enabled),
                   boolField("background", &Config::render, &RenderConfig::background),

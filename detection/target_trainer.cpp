@@ -99,6 +99,57 @@ std::vector<Keypoint> detectOverScales(const cv::Mat& image, const TargetTrainer
   return kept;
 }
 
+/// The tilted views of TargetTrainerOptions::viewTiltDeg: keypoints and descriptors of each view,
+/// their positions mapped back into `image`'s pixels, appended to `keypoints` / `descriptors`.
+void addTiltedViews(const cv::Mat& image, const TargetTrainerOptions& options, const DescribeFunction& describe,
+                    std::vector<Keypoint>& keypoints, cv::Mat& descriptors) {
+  constexpr double kPi = 3.14159265358979323846;
+  const double t = std::cos(options.viewTiltDeg * kPi / 180.0);
+  FastDetectorOptions detector = options.detector;
+  detector.maxKeypoints = std::max(1, detector.maxKeypoints / 4);
+  for (const double azimuthDeg : {0.0, 45.0, 90.0, 135.0}) {
+    // A = R(−φ) · diag(1, t) · R(φ): compression by t along the direction φ + 90°.
+    const double a = azimuthDeg * kPi / 180.0, c = std::cos(a), s = std::sin(a);
+    const cv::Matx22d R(c, s, -s, c);
+    cv::Matx22d A = R.t() * cv::Matx22d(1, 0, 0, t) * R;
+    // Its bounding box from the image's corners, shifted to start at (0, 0).
+    double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
+    for (const cv::Vec2d& p : {cv::Vec2d(0, 0), cv::Vec2d(image.cols, 0), cv::Vec2d(image.cols, image.rows),
+                              cv::Vec2d(0, image.rows)}) {
+      const cv::Vec2d q = A * p;
+      x0 = std::min(x0, q[0]), y0 = std::min(y0, q[1]), x1 = std::max(x1, q[0]), y1 = std::max(y1, q[1]);
+    }
+    const cv::Matx23d warp(A(0, 0), A(0, 1), -x0, A(1, 0), A(1, 1), -y0);
+    // Anti-aliasing before the compression (ASIFT: σ = 0.8·sqrt(1/t² − 1) across it).
+    cv::Mat smoothed;
+    cv::GaussianBlur(image, smoothed, cv::Size(), 0.8 * std::sqrt(1.0 / (t * t) - 1.0) * 0.5);
+    cv::Mat view;
+    cv::warpAffine(smoothed, view, warp,
+                   cv::Size(static_cast<int>(std::ceil(x1 - x0)), static_cast<int>(std::ceil(y1 - y0))),
+                   cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0));
+    cv::Mat inside;  // keypoints away from the view's black corners
+    cv::warpAffine(cv::Mat(image.size(), CV_8U, cv::Scalar(255)), inside, warp, view.size(), cv::INTER_NEAREST);
+    cv::erode(inside, inside, cv::Mat(), cv::Point(-1, -1), 8);
+    std::vector<Keypoint> found = FastDetector(detector).detect(view), kept;
+    for (const Keypoint& k : found)
+      if (inside.at<uchar>(cvRound(k.y), cvRound(k.x)) != 0) kept.push_back(k);
+    if (kept.empty()) continue;
+    const cv::Mat d = describe(view, kept);
+    cv::Matx23d back;
+    cv::invertAffineTransform(warp, back);
+    for (int i = 0; i < d.rows; ++i) {
+      if (cv::norm(d.row(i)) < 0.5) continue;
+      Keypoint k = kept[static_cast<size_t>(i)];
+      const cv::Vec3d p(k.x, k.y, 1.0);
+      const cv::Vec2d q = back * p;
+      k.x = static_cast<float>(q[0]);
+      k.y = static_cast<float>(q[1]);
+      keypoints.push_back(k);
+      descriptors.push_back(d.row(i));
+    }
+  }
+}
+
 }  // namespace
 
 TargetModel trainTarget(const cv::Mat& image, const TargetTrainerOptions& options, const DescribeFunction& describe) {
@@ -110,6 +161,9 @@ TargetModel trainTarget(const cv::Mat& image, const TargetTrainerOptions& option
   if (options.minDetectedSidePx < 0)
     throw std::invalid_argument("trainTarget: minDetectedSidePx " + std::to_string(options.minDetectedSidePx) +
                                 " (expected >= 0)");
+  if (!(options.viewTiltDeg >= 0 && options.viewTiltDeg < 80))
+    throw std::invalid_argument("trainTarget: viewTiltDeg " + std::to_string(options.viewTiltDeg) +
+                                " (expected degrees in [0, 80))");
   if (options.maxPatches < 0 || options.patchLevels < 1 || options.patchSpacing < 1 || options.patchMargin < 0)
     throw std::invalid_argument("trainTarget: patch options out of range (maxPatches >= 0, patchLevels >= 1, "
                                 "patchSpacing >= 1, patchMargin >= 0)");
@@ -144,6 +198,7 @@ TargetModel trainTarget(const cv::Mat& image, const TargetTrainerOptions& option
     kept.push_back(descriptors.row(i));
   }
   model.descriptors = kept;
+  if (options.viewTiltDeg > 0) addTiltedViews(model.image, options, describe, model.keypoints, model.descriptors);
   model.patches = selectPatches(model.image, options);
   model.quality = rateTarget(model.image, model.keypoints, model.descriptors);
   return model;

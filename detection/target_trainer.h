@@ -31,6 +31,14 @@ struct TargetTrainerOptions {
   /// Allowed: >= 0. 100 (config target.min_size_px): on the multi-target grid (8 prints of about
   /// 145 px, apps/replay/multi_target_sequence.h) 6 of 8 found, 1 of 8 with 0.
   int minDetectedSidePx = 100;
+  /// Tilted views (ASIFT's affine simulation: Morel and Yu, "ASIFT: A New Framework for Fully
+  /// Affine Invariant Image Comparison", SIAM J. Imaging Sciences 2(2), 2009): > 0 adds four
+  /// views of the working image compressed by cos(viewTiltDeg) along 0°, 45°, 90° and 135° (the
+  /// target seen that far off its normal), each with keypoints of its own (up to a quarter of
+  /// detector.maxKeypoints), described on the view and mapped back into the target image — so
+  /// the detection lane matches a steeply tilted target against descriptors of a similar view.
+  /// Degrees, in [0, 80); 0 (the default): the working image alone.
+  double viewTiltDeg = 0;
   /// Tracking patches: at most this many, over `patchLevels` levels of a factor-2 pyramid
   /// (Wagner et al. 2010 search at half and full resolution), at least `patchSpacing` level
   /// pixels apart and `patchMargin` level pixels from the border.

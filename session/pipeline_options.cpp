@@ -135,6 +135,7 @@ PipelineOptions pipelineOptions(const config::Config& c, const std::string& /*so
   tr.maxPatches = c.target.maxTrackingPatches;
   tr.detector = d.detector;
   tr.minDetectedSidePx = c.target.minSizePx;
+  tr.viewTiltDeg = c.target.viewTiltDeg;
   tr.descriptorType = c.descriptor.type == config::DescriptorType::Surf36 ? detection::DescriptorType::Surf36
                                                                           : detection::DescriptorType::Surf64;
   tr.orientation = c.descriptor.orientation == config::DescriptorOrientation::Upright
