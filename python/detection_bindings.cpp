@@ -319,17 +319,6 @@ class PyGpuMatcher {
 
 // --- Training -------------------------------------------------------------------------------------
 
-nft::TargetQuality publicQuality(const det::TargetQuality& q) {
-  nft::TargetQuality p;
-  p.keypoints = q.keypointCount;
-  p.coverage = q.coverage;
-  p.distinctness = q.distinctness;
-  p.meanContrast = q.meanContrast;
-  p.stars = q.stars;
-  p.warnings = q.warnings;
-  return p;
-}
-
 struct PyTrainedTarget {
   nft::session::LoadedTarget target;
 };
@@ -523,7 +512,7 @@ Raises ValueError for options out of range.)doc")
 
   py::class_<PyTrainedTarget>(m, "TrainedTarget", R"doc(A target trained by nft.train_target(): what the detection and tracking lanes use, and its
 quality report (C++ nft::detection::TargetModel).)doc")
-      .def_property_readonly("quality", [](const PyTrainedTarget& t) { return publicQuality(t.target.model.quality); },
+      .def_property_readonly("quality", [](const PyTrainedTarget& t) { return nft::session::qualityOf(t.target.model); },
                              "The quality report (nft.TargetQuality): stars 0..5, keypoints, coverage, distinctness, "
                              "mean_contrast, warnings.")
       .def_property_readonly("keypoints", [](const PyTrainedTarget& t) { return keypointsTo(t.target.model.keypoints); },

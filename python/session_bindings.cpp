@@ -9,7 +9,6 @@
 #include <memory>
 #include <optional>
 
-#include <EGL/egl.h>
 #include <yaml-cpp/yaml.h>
 
 #include "nft/nft.h"
@@ -149,11 +148,6 @@ class PySession {
     options.eglPlatform = eglPlatform;
     py::gil_scoped_release nogil;
     session_ = std::make_unique<nft::Session>(options);
-    // The Session's own context is current now: remember it, so that it is current again when
-    // the Session is destroyed (its GL objects are deleted on whatever context is current then,
-    // and a GpuContext of this thread may have taken the thread since).
-    egl_ = {eglGetCurrentDisplay(), eglGetCurrentContext(), eglGetCurrentSurface(EGL_DRAW),
-            eglGetCurrentSurface(EGL_READ)};
   }
   PySession(const PySession&) = delete;
   PySession& operator=(const PySession&) = delete;
@@ -276,21 +270,10 @@ class PySession {
   ThreadBound& bound() { return bound_; }
 
  private:
-  struct EglCurrent {
-    EGLDisplay display = EGL_NO_DISPLAY;
-    EGLContext context = EGL_NO_CONTEXT;
-    EGLSurface draw = EGL_NO_SURFACE;
-    EGLSurface read = EGL_NO_SURFACE;
-  };
+  // The Session makes its own context current before freeing its GL objects (session.cpp), even
+  // when a GpuContext of this thread has taken the thread since.
+  void destroySession() { session_.reset(); }
 
-  void destroySession() {
-    if (!session_) return;
-    if (egl_.context != EGL_NO_CONTEXT && eglGetCurrentContext() != egl_.context)
-      (void)eglMakeCurrent(egl_.display, egl_.draw, egl_.read, egl_.context);
-    session_.reset();
-  }
-
-  EglCurrent egl_;
   ThreadBound bound_;
   std::unique_ptr<nft::Session> session_;
   py::object lastFrame_ = py::none();

@@ -71,9 +71,7 @@ TargetInfo infoOf(const session::LoadedTarget& t, const std::string& name) {
   info.trackingPatches = static_cast<int>(t.model.patches.size());
   info.trained = t.trained;
   info.loadSeconds = t.seconds;
-  const detection::TargetQuality& q = t.model.quality;
-  info.quality = {static_cast<int>(t.model.keypoints.size()), q.coverage, q.distinctness, q.meanContrast, q.stars,
-                  q.warnings};
+  info.quality = session::qualityOf(t.model);
   return info;
 }
 

@@ -91,4 +91,9 @@ void checkTarget(const LoadedTarget& t, const PipelineOptions& options) {
                              "target.max_tracking_patches too low");
 }
 
+TargetQuality qualityOf(const detection::TargetModel& model) {
+  const detection::TargetQuality& q = model.quality;
+  return {static_cast<int>(model.keypoints.size()), q.coverage, q.distinctness, q.meanContrast, q.stars, q.warnings};
+}
+
 }  // namespace nft::session

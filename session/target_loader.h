@@ -10,6 +10,7 @@
 #include "session/pipeline_options.h"
 #include "detection/target_model.h"
 #include "gpu/capabilities.h"
+#include "nft/types.h"
 
 namespace nft::session {
 
@@ -44,5 +45,9 @@ LoadedTarget trainTargetImage(const cv::Mat& image, const std::string& source, c
 /// @throws std::runtime_error "target '<source>' has only N keypoints (the detection lane needs
 ///   at least M inliers): too plain or too small an image? ..." and the like for patches.
 void checkTarget(const LoadedTarget& target, const PipelineOptions& options);
+
+/// The public quality report (nft::TargetQuality) of a trained or loaded model: its keypoint
+/// count and detection::TargetQuality's coverage, distinctness, contrast, stars and warnings.
+TargetQuality qualityOf(const detection::TargetModel& model);
 
 }  // namespace nft::session

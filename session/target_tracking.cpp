@@ -7,6 +7,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "nft/error.h"
+#include "session/target_loader.h"
 
 namespace nft::session {
 namespace {
@@ -153,9 +154,7 @@ std::vector<TargetId> TargetTracking::addDatabase(detection::TargetDatabase data
     t.info.originalSize = cv::Size(static_cast<int>(d.model.image.cols * d.model.originalScale + 0.5),
                                    static_cast<int>(d.model.image.rows * d.model.originalScale + 0.5));
     t.info.trackingPatches = static_cast<int>(d.model.patches.size());
-    const detection::TargetQuality& q = d.model.quality;
-    t.info.quality = {static_cast<int>(d.model.keypoints.size()), q.coverage, q.distinctness, q.meanContrast, q.stars,
-                      q.warnings};
+    t.info.quality = qualityOf(d.model);
     t.model = std::make_shared<detection::TargetModel>(std::move(d.model));
     t.words = adopt ? std::move(d.words) : vocabulary_->quantize(t.model->descriptors);
     ids.push_back(t.info.id);

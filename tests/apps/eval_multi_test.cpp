@@ -20,8 +20,8 @@ namespace nft::eval {
 namespace {
 
 TEST(EvalMulti, OneSessionFollowsThePrintsInViewOfThePan) {
-  if (!std::filesystem::is_regular_file(std::string(replay::kOpencvDocData) + "/graf1.png"))
-    GTEST_SKIP() << replay::kOpencvDocData << " is missing (Debian package opencv-doc)";
+  ASSERT_TRUE(std::filesystem::is_regular_file(std::string(replay::kOpencvDocData) + "/graf1.png"))
+      << replay::kOpencvDocData << " is missing: install the Debian package opencv-doc (scripts/install-deps.sh)";
   MultiTargetRequest request;
   request.layout = "pan";
   request.frames = 120;  // graf1 leaving, starry_night passing, baboon and butterfly arriving
@@ -57,8 +57,8 @@ TEST(EvalMulti, OneSessionFollowsThePrintsInViewOfThePan) {
 }
 
 TEST(MultiTargetRendering, EveryFoundTargetGetsItsAugmentation) {
-  if (!std::filesystem::is_regular_file(std::string(replay::kOpencvDocData) + "/graf1.png"))
-    GTEST_SKIP() << replay::kOpencvDocData << " is missing (Debian package opencv-doc)";
+  ASSERT_TRUE(std::filesystem::is_regular_file(std::string(replay::kOpencvDocData) + "/graf1.png"))
+      << replay::kOpencvDocData << " is missing: install the Debian package opencv-doc (scripts/install-deps.sh)";
   replay::MultiTargetSequenceOptions o;
   o.frames = 80;  // graf1 leaving, starry_night arriving: both in view around frame 60
   const replay::MultiTargetSequence sequence(o);

@@ -53,7 +53,7 @@ def alignment_error(corners: np.ndarray, gt: np.ndarray) -> float:
 @pytest.fixture(scope="session")
 def tmt():
     """tmt_bookI: (target.png path, the first 60 frames as grey arrays, their ground truth)."""
-    cv2 = pytest.importorskip("cv2")
+    import cv2  # python3-opencv, a dependency (scripts/install-deps.sh)
     folder = require_data("video/tmt_bookI")
     video = cv2.VideoCapture(str(folder / "video.mp4"))
     frames = []

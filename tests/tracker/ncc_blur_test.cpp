@@ -15,31 +15,9 @@
 namespace nft::tracker {
 namespace {
 
-std::vector<cv::Mat> pyramidOf(const cv::Mat& image) {
-  std::vector<cv::Mat> levels{image};
-  while (levels.back().cols >= 32 && levels.back().rows >= 32) {
-    cv::Mat next;
-    cv::pyrDown(levels.back(), next);
-    levels.push_back(next);
-  }
-  return levels;
-}
-
-cv::Matx33d translation(double x, double y) { return {1, 0, x, 0, 1, y, 0, 0, 1}; }
-
-/// The target seen through H while it moves by `streak` (frame pixels) during the exposure:
-/// the mean of 41 frames along the streak, centred on H.
-cv::Mat blurredFrame(const cv::Mat& target, const cv::Matx33d& H, cv::Point2d streak) {
-  cv::Mat sum = cv::Mat::zeros(480, 640, CV_32F), frame;
-  const int n = 41;
-  for (int k = 0; k < n; ++k) {
-    const double a = static_cast<double>(k) / (n - 1) - 0.5;
-    testing::syntheticFrame(target, translation(a * streak.x, a * streak.y) * H).convertTo(frame, CV_32F);
-    sum += frame;
-  }
-  sum.convertTo(frame, CV_8U, 1.0 / n);
-  return frame;
-}
+using testing::blurredFrame;
+using testing::pyramidOf;
+using testing::translation;
 
 TEST(NccBlurTest, AZeroStreakGivesTheSharpTemplate) {
   const auto pyramid = pyramidOf(testing::syntheticTarget());
@@ -59,7 +37,7 @@ TEST(NccBlurTest, ABlurredTemplateMatchesABlurredFrameAtTheTruePlace) {
   const auto pyramid = pyramidOf(target);
   const cv::Matx33d H = translation(220, 170);
   const cv::Point2d streak(18, 8);  // a 20 px streak
-  const cv::Mat frame = blurredFrame(target, H, streak);
+  const cv::Mat frame = blurredFrame(target, H, streak, 41);
   int sharpBetter = 0, found = 0, points = 0;
   double sharpScore = 0, blurredScore = 0;
   for (int y = 30; y <= 120; y += 30)

@@ -14,17 +14,8 @@
 namespace nft::tracker {
 namespace {
 
-std::vector<cv::Mat> pyramidOf(const cv::Mat& image) {
-  std::vector<cv::Mat> levels{image};
-  while (levels.back().cols >= 32 && levels.back().rows >= 32) {
-    cv::Mat next;
-    cv::pyrDown(levels.back(), next);
-    levels.push_back(next);
-  }
-  return levels;
-}
-
-cv::Matx33d translation(double x, double y) { return {1, 0, x, 0, 1, y, 0, 0, 1}; }
+using testing::pyramidOf;
+using testing::translation;
 
 /// Searches target point x at `level` with a prediction that is `error` (full-resolution pixels)
 /// off the true homography; returns the found full-resolution frame position and the score.

@@ -2,6 +2,7 @@
 // A synthetic planar target and camera frames of it with exact homographies, for the tracking
 // lane's unit tests (no data folder needed).
 
+#include <algorithm>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -48,6 +49,44 @@ inline detection::TargetModel syntheticModel(const cv::Mat& target) {
 inline cv::Point2d project(const cv::Matx33d& H, cv::Point2d x) {
   const cv::Vec3d p = H * cv::Vec3d(x.x, x.y, 1.0);
   return {p[0] / p[2], p[1] / p[2]};
+}
+
+/// The homography of a shift by (x, y) pixels.
+inline cv::Matx33d translation(double x, double y) { return {1, 0, x, 0, 1, y, 0, 0, 1}; }
+
+/// Gaussian pyramid of `image` (cv::pyrDown) down to the first level under 32 pixels a side.
+inline std::vector<cv::Mat> pyramidOf(const cv::Mat& image) {
+  std::vector<cv::Mat> levels{image};
+  while (levels.back().cols >= 32 && levels.back().rows >= 32) {
+    cv::Mat next;
+    cv::pyrDown(levels.back(), next);
+    levels.push_back(next);
+  }
+  return levels;
+}
+
+/// The largest distance, frame pixels, between `corners` (upper left, upper right, lower right,
+/// lower left) and the target's corners under `truth`.
+inline double worstCornerError(const std::vector<cv::Point2f>& corners, const cv::Matx33d& truth, cv::Size target) {
+  const cv::Point2d expected[4] = {project(truth, {0, 0}), project(truth, {target.width * 1.0, 0}),
+                                   project(truth, {target.width * 1.0, target.height * 1.0}),
+                                   project(truth, {0, target.height * 1.0})};
+  double worst = 0;
+  for (int i = 0; i < 4; ++i) worst = std::max(worst, cv::norm(cv::Point2d(corners[static_cast<size_t>(i)]) - expected[i]));
+  return worst;
+}
+
+/// The target seen through H while it moves by `streak` (frame pixels) during the exposure:
+/// the mean of `samples` frames along the streak, centred on H.
+inline cv::Mat blurredFrame(const cv::Mat& target, const cv::Matx33d& H, cv::Point2d streak, int samples) {
+  cv::Mat sum = cv::Mat::zeros(480, 640, CV_32F), frame;
+  for (int k = 0; k < samples; ++k) {
+    const double a = static_cast<double>(k) / (samples - 1) - 0.5;
+    syntheticFrame(target, translation(a * streak.x, a * streak.y) * H).convertTo(frame, CV_32F);
+    sum += frame;
+  }
+  sum.convertTo(frame, CV_8U, 1.0 / samples);
+  return frame;
 }
 
 }  // namespace nft::testing

@@ -18,29 +18,9 @@
 namespace nft::tracker {
 namespace {
 
-cv::Matx33d translation(double x, double y) { return {1, 0, x, 0, 1, y, 0, 0, 1}; }
-
-double worstCornerError(const std::vector<cv::Point2f>& corners, const cv::Matx33d& truth, cv::Size target) {
-  const cv::Point2d expected[4] = {testing::project(truth, {0, 0}), testing::project(truth, {target.width * 1.0, 0}),
-                                   testing::project(truth, {target.width * 1.0, target.height * 1.0}),
-                                   testing::project(truth, {0, target.height * 1.0})};
-  double worst = 0;
-  for (int i = 0; i < 4; ++i) worst = std::max(worst, cv::norm(cv::Point2d(corners[static_cast<size_t>(i)]) - expected[i]));
-  return worst;
-}
-
-/// The target seen through H while it moves by `streak` (frame pixels) during the exposure.
-cv::Mat blurredFrame(const cv::Mat& target, const cv::Matx33d& H, cv::Point2d streak) {
-  cv::Mat sum = cv::Mat::zeros(480, 640, CV_32F), frame;
-  const int n = 31;
-  for (int k = 0; k < n; ++k) {
-    const double a = static_cast<double>(k) / (n - 1) - 0.5;
-    testing::syntheticFrame(target, translation(a * streak.x, a * streak.y) * H).convertTo(frame, CV_32F);
-    sum += frame;
-  }
-  sum.convertTo(frame, CV_8U, 1.0 / n);
-  return frame;
-}
+using testing::blurredFrame;
+using testing::translation;
+using testing::worstCornerError;
 
 /// A target with texture at several scales, as printed targets have (the quarter- and
 /// eighth-resolution search needs structure there): fine blobs over coarse ones.
@@ -110,7 +90,7 @@ TEST_F(FastMotionTest, AHalfHiddenTargetIsFollowedOnThePatchesInside) {
 
 TEST_F(FastMotionTest, BlurredTemplatesFollowAMotionBlurredTarget) {
   // 40 px per frame to the right with the shutter open half the frame: a 20 px streak.
-  const cv::Mat frame = blurredFrame(target, truth, {20, 0});
+  const cv::Mat frame = blurredFrame(target, truth, {20, 0}, 31);
   TrackingPrior prior;
   prior.predicted = translation(4, 3) * truth;
   prior.reference = translation(-36, 3) * truth;
@@ -140,7 +120,7 @@ TEST_F(FastMotionTest, TheTrackerFollowsAHandThatStartsAndStopsAbruptly) {
   double previous = xs[0];
   for (double x : xs) {
     const cv::Matx33d H = translation(x, 160);
-    const TrackResult r = tracker.track(blurredFrame(target, H, {0.5 * (x - previous), 0}));
+    const TrackResult r = tracker.track(blurredFrame(target, H, {0.5 * (x - previous), 0}, 31));
     previous = x;
     ASSERT_TRUE(r.found) << "at x = " << x << ": " << r.rejection;
     EXPECT_EQ(r.state, TrackerState::Tracking);

@@ -15,16 +15,8 @@
 namespace nft::tracker {
 namespace {
 
-cv::Matx33d translation(double x, double y) { return {1, 0, x, 0, 1, y, 0, 0, 1}; }
+using testing::translation;
 
-double cornerError(const std::vector<cv::Point2f>& corners, const cv::Matx33d& truth, cv::Size target) {
-  const cv::Point2d expected[4] = {testing::project(truth, {0, 0}), testing::project(truth, {target.width * 1.0, 0}),
-                                   testing::project(truth, {target.width * 1.0, target.height * 1.0}),
-                                   testing::project(truth, {0, target.height * 1.0})};
-  double worst = 0;
-  for (int i = 0; i < 4; ++i) worst = std::max(worst, cv::norm(cv::Point2d(corners[static_cast<size_t>(i)]) - expected[i]));
-  return worst;
-}
 
 class TrackingLaneTest : public ::testing::Test {
  protected:
@@ -53,7 +45,7 @@ TEST_F(TrackingLaneTest, CorrectsAPredictionThatIsOffBySeveralPixels) {
   const cv::Matx33d predicted = translation(6, -5) * translation(320, 240) * rotate * translation(-320, -240) * truth;
   const std::optional<TrackedTarget> tracked = lane.track(frame, predicted);
   ASSERT_TRUE(tracked) << lane.lastRejection();
-  EXPECT_LT(cornerError(tracked->corners, truth, target.size()), 0.3);
+  EXPECT_LT(testing::worstCornerError(tracked->corners, truth, target.size()), 0.3);
   EXPECT_GE(tracked->inliers, 50);
   EXPECT_LT(tracked->reprojectionErrorPx, 0.5);
   EXPECT_EQ(tracked->inlierTargetPoints.size(), static_cast<size_t>(tracked->inliers));
