@@ -11,6 +11,8 @@
 #include <climits>
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -81,14 +83,65 @@ std::string allNames(const EnumName<E> (&table)[N]) {
 
 // --- Text helpers ----------------------------------------------------------------------------
 
+// Floating-point std::to_chars / std::from_chars: the web build's libc++ (emscripten 3.1.6) has
+// only the integral ones, so there the same results come from printf / strtod (the web build's
+// locale is always "C"), with the text checked first to be what from_chars accepts.
+std::string shortestDecimal(double value) {
+#ifdef __EMSCRIPTEN__
+  char buffer[64];
+  for (int digits = 1; digits <= 17; ++digits) {  // 17 significant digits always read back
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
+  return buffer;
+#else
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return std::string(buffer, result.ptr);
+#endif
+}
+
+enum class ParsedDouble { Ok, OutOfRange, Invalid };
+
+/// The whole of `text` as a decimal number (as std::from_chars in the general format reads it).
+ParsedDouble parseDecimal(const std::string& text, double& value) {
+  if (text.empty()) return ParsedDouble::Invalid;
+#ifdef __EMSCRIPTEN__
+  // from_chars takes an optional '-', digits with at most one '.', and an optional exponent;
+  // strtod would also take leading blanks, '+', hexadecimal and inf/nan.
+  size_t i = text[0] == '-' ? 1 : 0;
+  size_t digits = 0;
+  bool point = false;
+  for (; i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || (text[i] == '.' && !point)); ++i) {
+    if (text[i] == '.') point = true;
+    else ++digits;
+  }
+  if (digits == 0) return ParsedDouble::Invalid;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    size_t j = i + 1;
+    if (j < text.size() && (text[j] == '-' || text[j] == '+')) ++j;
+    const size_t start = j;
+    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+    if (j > start) i = j;
+  }
+  if (i != text.size()) return ParsedDouble::Invalid;
+  errno = 0;
+  value = std::strtod(text.c_str(), nullptr);
+  return errno == ERANGE ? ParsedDouble::OutOfRange : ParsedDouble::Ok;
+#else
+  const auto result = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (result.ptr != text.data() + text.size()) return ParsedDouble::Invalid;
+  if (result.ec == std::errc::result_out_of_range) return ParsedDouble::OutOfRange;
+  return result.ec == std::errc() ? ParsedDouble::Ok : ParsedDouble::Invalid;
+#endif
+}
+
 // The fewest digits that read back as exactly `value` (std::to_chars' shortest form); with
 // `decimal`, integral values keep a ".0" so that they read as numbers with a fraction.
 std::string formatNumber(double value, bool decimal) {
   if (std::isnan(value)) return ".nan";
   if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  std::string text(buffer, result.ptr);
+  std::string text = shortestDecimal(value);
   if (decimal && text.find_first_of(".e") == std::string::npos) text += ".0";
   return text;
 }
@@ -261,11 +314,9 @@ double readNumber(const YAML::Node& node, const Where& where, const std::string&
   const bool yamlSpecial = lower == ".nan" || lower == ".inf" || lower == "+.inf" || lower == "-.inf";
   if (!text.empty() && text[0] == '+') text.erase(0, 1);
   double value = 0.0;
-  const auto result = std::from_chars(text.data(), text.data() + text.size(), value);
-  const bool parsed = !text.empty() && result.ptr == text.data() + text.size() &&
-                      (result.ec == std::errc() || result.ec == std::errc::result_out_of_range);
-  if (!yamlSpecial && !parsed) where.badValue(describe(node), expected);
-  if (yamlSpecial || result.ec != std::errc() || !std::isfinite(value))
+  const ParsedDouble result = parseDecimal(text, value);
+  if (!yamlSpecial && result == ParsedDouble::Invalid) where.badValue(describe(node), expected);
+  if (yamlSpecial || result != ParsedDouble::Ok || !std::isfinite(value))
     where.badValue(describe(node), expected + " (NaN and infinity are not allowed)");
   return value;
 }

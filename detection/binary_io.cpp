@@ -57,11 +57,13 @@ std::pair<const unsigned char*, size_t> payloadOf(const std::vector<unsigned cha
   if (payloadSize > file.size() || file.size() != expected)
     fail("truncated or padded: " + std::to_string(file.size()) + " bytes, the header announces " +
          std::to_string(expected));
+  // The size fits a size_t now: it is no larger than the file in memory (32-bit builds too).
+  const auto size = static_cast<size_t>(payloadSize);
   const unsigned char* payload = file.data() + kHeaderSize;
   std::uint32_t checksum = 0;
-  std::memcpy(&checksum, payload + payloadSize, sizeof checksum);
-  if (crc32Of(payload, payloadSize) != checksum) fail("checksum mismatch: the file is corrupt");
-  return {payload, static_cast<size_t>(payloadSize)};
+  std::memcpy(&checksum, payload + size, sizeof checksum);
+  if (crc32Of(payload, size) != checksum) fail("checksum mismatch: the file is corrupt");
+  return {payload, size};
 }
 
 void writeAtomically(const std::string& path, const std::vector<unsigned char>& bytes, const std::string& what) {

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "gpu/context.h"
 #include "gpu/gpu_error.h"
 
 namespace nft::gpu {
@@ -81,6 +82,18 @@ std::string_view toString(Extension e) {
   return "?";
 }
 
+namespace {
+/// The name WebGL 1 gives an extension where it differs from the OpenGL ES one (emscripten lists
+/// WebGL's extensions in GL_EXTENSIONS with a "GL_" prefix); empty where the names agree.
+std::string_view webglName(Extension e) {
+  switch (e) {
+    case Extension::ExtDrawBuffers: return "GL_WEBGL_draw_buffers";
+    case Extension::ExtColorBufferFloat: return "GL_WEBGL_color_buffer_float";
+    default: return {};
+  }
+}
+}  // namespace
+
 int Capabilities::fragmentPrecisionBits() const {
   const PrecisionFormat& high = fragmentFloat[static_cast<size_t>(Qualifier::Highp)];
   return high.supported() ? high.precision : fragmentFloat[static_cast<size_t>(Qualifier::Mediump)].precision;
@@ -117,6 +130,11 @@ Capabilities probeCapabilities(bool coreOnly) {
   if (caps.glVersion.empty())
     throw GpuError("capability probe: no current OpenGL ES context (GL_VERSION is null)");
   caps.glRenderer = glString(GL_RENDERER);
+#ifdef __EMSCRIPTEN__
+  // Browsers report a fixed GL_RENDERER ("WebKit WebGL"); the GPU's own name decides whether the
+  // renderer is a CPU one (SwiftShader), as it does natively.
+  if (const std::string unmasked = webglUnmaskedRenderer(); !unmasked.empty()) caps.glRenderer = unmasked;
+#endif
   caps.glVendor = glString(GL_VENDOR);
   caps.glslVersion = glString(GL_SHADING_LANGUAGE_VERSION);
   caps.softwareRenderer = isSoftwareRenderer(caps.glRenderer);
@@ -138,8 +156,9 @@ Capabilities probeCapabilities(bool coreOnly) {
   caps.coreOnly = coreOnly;
   for (int i = 0; i < kExtensionCount; ++i) {
     const auto e = static_cast<Extension>(i);
-    caps.extensions[static_cast<size_t>(i)] =
-        !coreOnly && caps.advertisedExtensions.count(std::string(toString(e))) > 0;
+    const bool advertised = caps.advertisedExtensions.count(std::string(toString(e))) > 0 ||
+                            (!webglName(e).empty() && caps.advertisedExtensions.count(std::string(webglName(e))) > 0);
+    caps.extensions[static_cast<size_t>(i)] = !coreOnly && advertised;
   }
   if (caps.has(Extension::OesTextureHalfFloat)) caps.halfFloatRenderable = isRenderable(GL_RGBA, GL_HALF_FLOAT_OES);
   if (caps.has(Extension::OesTextureFloat)) caps.floatRenderable = isRenderable(GL_RGBA, GL_FLOAT);

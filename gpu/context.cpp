@@ -186,23 +186,6 @@ bool tryDefault(std::vector<std::string>& log, std::unique_ptr<Context::State>& 
 
 }  // namespace
 
-std::string_view toString(EglPlatform platform) {
-  switch (platform) {
-    case EglPlatform::Auto: return "auto";
-    case EglPlatform::Surfaceless: return "surfaceless";
-    case EglPlatform::Device: return "device";
-    case EglPlatform::Default: return "default";
-  }
-  return "?";
-}
-
-EglPlatform parseEglPlatform(std::string_view name) {
-  for (EglPlatform p : {EglPlatform::Auto, EglPlatform::Surfaceless, EglPlatform::Device, EglPlatform::Default})
-    if (name == toString(p)) return p;
-  throw std::invalid_argument("unknown EGL platform '" + std::string(name) +
-                              "' (expected auto, surfaceless, device or default)");
-}
-
 Context Context::createHeadless(const ContextOptions& options) {
   EglPlatform platform = options.platform;
   if (platform == EglPlatform::Auto) {

@@ -46,8 +46,20 @@ class Context {
   static Context createHeadless(const ContextOptions& options = {});
 
   /// Wraps the EGL context current on this thread (made by a window toolkit) without owning it.
+  /// In the web build: the WebGL context current through emscripten's HTML5 API.
   /// @throws GpuError if no EGL context is current.
   static Context adoptCurrent();
+
+#ifdef __EMSCRIPTEN__
+  /// Web build only (gpu/context_web.cpp): creates a WebGL 1 context (OpenGL ES 2.0 with GLSL ES
+  /// 1.00) on the page's canvas that `canvasSelector` names (a CSS selector, e.g. "#view"),
+  /// owned by this object and current after construction. The canvas's drawing buffer is what
+  /// the renderer draws the augmentations into; every WebGL extension the browser offers is
+  /// enabled, for the capability probe to find. (createHeadless() in the browser makes the same
+  /// context on a hidden canvas of its own.)
+  /// @throws GpuError naming the selector when no such canvas exists or WebGL 1 is unavailable.
+  static Context createOnCanvas(const std::string& canvasSelector);
+#endif
 
   Context(Context&&) noexcept;
   Context& operator=(Context&&) noexcept;
@@ -81,5 +93,13 @@ class Context {
   explicit Context(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
 };
+
+#ifdef __EMSCRIPTEN__
+/// Web build only: the GPU's own name for the current WebGL context (WEBGL_debug_renderer_info's
+/// UNMASKED_RENDERER_WEBGL, e.g. "ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device ...))"), or ""
+/// where the browser does not tell (its GL_RENDERER is then a fixed "WebKit WebGL" or similar).
+/// The capability probe reports it as glRenderer, so isSoftwareRenderer() sees the real one.
+std::string webglUnmaskedRenderer();
+#endif
 
 }  // namespace nft::gpu

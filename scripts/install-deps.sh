@@ -36,6 +36,10 @@ PACKAGES=(
   # Slurm and munge: `nft_eval suite run --slurm` submits job arrays (sbatch); the test labelled
   # slurm starts its own single-node cluster (munged, slurmctld, slurmd) in a temporary folder
   slurm-wlm munge
+  # The web build (scripts/build-web.sh, issue 25): Debian's emscripten, dpkg-source for the
+  # dependencies' Debian source packages; Debian's Chromium runs the web tests headless
+  # (scripts/test-web.sh, WebGL 1 through SwiftShader)
+  emscripten dpkg-dev chromium
 )
 
 missing=()

@@ -12,3 +12,4 @@ build/release/apps/nft_gpuinfo
 echo "== Test suite =="
 ctest --preset release -j "$(nproc)"
 scripts/test-package.sh --build-dir build/release  # the installed package as an app uses it (examples/)
+scripts/test-web.sh --native-build build/release    # the web build in headless Chromium (web/, tests/web/)

@@ -96,6 +96,14 @@ struct ParseState {
 std::shared_ptr<ParseState> openWithDeadline(const std::string& path, std::chrono::milliseconds deadline) {
   using Shared = ParseState;
   auto shared = std::make_shared<Shared>();
+#ifdef __EMSCRIPTEN__
+  // The web build has no threads (a browser page without cross-origin isolation cannot share
+  // memory): the file is parsed on the calling thread, without the deadline.
+  (void)deadline;
+  shared->opened = shared->fs.open(path, cv::FileStorage::READ);
+  shared->done = true;
+  return shared->opened ? shared : nullptr;
+#else
   std::thread([shared, path] {
     bool opened = false;
     std::exception_ptr error;
@@ -117,6 +125,7 @@ std::shared_ptr<ParseState> openWithDeadline(const std::string& path, std::chron
   }
   if (shared->error) std::rethrow_exception(shared->error);
   return shared->opened ? shared : nullptr;
+#endif
 }
 
 }  // namespace

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# The web build's tests (issue 25), run by scripts/test.sh after the native suite:
+#   1. builds the web module (scripts/build-web.sh; the dependency prefix is cached);
+#   2. serves a test site from 127.0.0.1 (python3 -m http.server) and loads its pages in headless
+#      Chromium, WebGL 1 through SwiftShader (tests/web/run_page.mjs, DevTools protocol on a pipe):
+#      a. shaders.html compiles and links every shader program the modules build, as recorded by
+#         the native nft_shader_sources (the same input as the offline GLSL ES 1.00 check);
+#      b. the demo page (web/demo/) loads the module and asks for a target;
+#      c. track.html tracks the first 120 frames of tmt_bookI and of the built-in synthetic
+#         sequence through the JavaScript API, drawing each; the corners are compared with the
+#         native nft_replay's on the same frames (PNG, lossless) and must lie within 0.5 px, the
+#         same frames found;
+#   3. prints the numbers the README quotes: module size gzipped, tracker time per frame in the
+#      browser against native, and (measured, not judged) the detection lane alone on tmt_bookI
+#      with SURF-ES in WebGL against llvmpipe and with the CPU lanes in wasm against native.
+# The server and the browser are stopped by their process ids.
+#
+#   scripts/test-web.sh [--native-build DIR] [--web-build DIR] [--frames N]
+#     --native-build DIR  the native release build (default build/release: nft_replay,
+#                         tests/nft_shader_sources)
+#     --web-build DIR     the web build (default build/web)
+#     --frames N          frames per sequence (default 120)
+# Needs the real data folder ($NFT_DATA_DIR or ../shared/data); without it the tmt_bookI case is
+# skipped with a message (CI always has it: .ci/run checks).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$(pwd)"
+
+native=build/release
+web=build/web
+frames=120
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d;s/^# \{0,1\}//'; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --native-build) native="${2:?}"; shift 2 ;;
+    --web-build) web="${2:?}"; shift 2 ;;
+    --frames) frames="${2:?}"; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "test-web: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+for exe in "$native/apps/nft_replay" "$native/tests/nft_shader_sources"; do
+  [ -x "$exe" ] || { echo "test-web: $exe not found: build the release preset first (cmake --build --preset release)" >&2; exit 1; }
+done
+command -v chromium >/dev/null || { echo "test-web: chromium not found: run scripts/install-deps.sh" >&2; exit 1; }
+native="$(cd "$native" && pwd)"
+
+scripts/build-web.sh --build-dir "$web"
+web="$(cd "$web" && pwd)"
+
+work="$(mktemp -d)"
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+site="$work/site"
+mkdir -p "$site"
+ln -s "$web/web" "$site/nft"
+for f in tests/web/*.html tests/web/*.js; do ln -s "$root/$f" "$site/$(basename "$f")"; done
+
+# --- Inputs: the shader programs, and each case's frames with the native corners ---------------
+"$native/tests/nft_shader_sources" "$site/programs" "$root" >/dev/null
+(cd "$site/programs" && ls *.vert | sed 's/\.vert$//' |
+  python3 -c 'import json, sys; print(json.dumps([l.strip() for l in sys.stdin if l.strip()]))' > index.json)
+
+printf 'output:\n  codec: "png "\n' > "$work/png-frames.yaml"  # --out NAME/%04d.png: lossless frames
+# export_frames SEQUENCE TARGET [nft_replay input arguments...]: the first $frames frames as PNG
+export_frames() {
+  local sequence="$1" target="$2"
+  shift 2
+  mkdir -p "$site/$sequence/frames"
+  ln -s "$(realpath "$target")" "$site/$sequence/target.${target##*.}"
+  "$native/apps/nft_replay" --config "$work/png-frames.yaml" --no-render --frames "$frames" --progress 0 \
+    "$@" --out "$site/$sequence/frames/%04d.png" >/dev/null 2>"$work/$sequence-export.log" ||
+    { cat "$work/$sequence-export.log" >&2; exit 1; }
+}
+cases=()
+measured=()
+# add_case NAME SEQUENCE CONFIG_JSON [measure]: the native corners of a sequence's frames with a
+# configuration (JSON is YAML: the same text configures nft_replay and the page). A case is judged
+# (corners within 0.5 px of native) unless "measure" says it is only measured.
+add_case() {
+  local name="$1" sequence="$2" config="$3" kind="${4:-judge}"
+  printf '%s\n' "$config" > "$work/$name-config.yaml"
+  "$native/apps/nft_replay" --config "$work/$name-config.yaml" --video "$site/$sequence/frames" \
+    --target "$site/$sequence/target."* --no-render --progress 0 --poses "$work/$name-native.csv" >/dev/null
+  python3 - "$site" "$sequence" "$config" > "$site/$name.json" <<'EOF'
+import json, os, sys
+site, sequence, config = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+frames = sorted(os.listdir(os.path.join(site, sequence, "frames")))
+target = [f for f in os.listdir(os.path.join(site, sequence)) if f.startswith("target.")][0]
+print(json.dumps({"target": f"{sequence}/{target}", "frames": [f"{sequence}/frames/{f}" for f in frames],
+                  "config": config, "render": True}))
+EOF
+  if [ "$kind" = measure ]; then measured+=("$name"); else cases+=("$name"); fi
+}
+
+data="${NFT_DATA_DIR:-../shared/data}"
+graf=/usr/share/doc/opencv-doc/examples/data/graf1.png
+[ -f "$graf" ] || { echo "test-web: $graf not found: install opencv-doc (scripts/install-deps.sh)" >&2; exit 1; }
+export_frames synthetic "$graf"
+# (The field of view written out as the default's value: a number read by the web build's parser.)
+add_case synthetic synthetic '{"camera": {"hfov_deg": 6.0e1}}'
+if [ -d "$data/video/tmt_bookI" ]; then
+  export_frames tmt_bookI "$data/video/tmt_bookI/target.png" \
+    --video "$data/video/tmt_bookI/video.mp4" --target "$data/video/tmt_bookI/target.png"
+  add_case tmt_bookI tmt_bookI '{}'
+  # Measured only: the detection lane alone on every frame, on each backend — SURF-ES and the GPU
+  # matcher in WebGL (SwiftShader) against llvmpipe natively, the CPU lanes in wasm against
+  # native. Without the tracking lane's refinement, the last bits of float arithmetic (no SIMD in
+  # wasm, another GPU) change which matches RANSAC keeps: corners differ by up to ~2 px there.
+  add_case tmt_bookI-detection-gpu tmt_bookI '{"tracking": {"enabled": false}, "descriptor": {"backend": "gpu"}, "matcher": {"backend": "gpu"}}' measure
+  add_case tmt_bookI-detection-cpu tmt_bookI '{"tracking": {"enabled": false}, "descriptor": {"backend": "cpu"}, "matcher": {"backend": "cpu"}}' measure
+else
+  echo "test-web: SKIPPED the tmt_bookI cases: the real data folder '$data' is missing (set NFT_DATA_DIR)"
+fi
+
+# --- The server and the pages ------------------------------------------------------------------
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+python3 -m http.server --bind 127.0.0.1 --directory "$site" "$port" >"$work/server.log" 2>&1 &
+server_pid=$!
+for _ in $(seq 50); do
+  python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/shaders.html')" 2>/dev/null && break
+  sleep 0.2
+done
+run_page() {
+  local url="$1" out="$2"
+  shift 2
+  node tests/web/run_page.mjs --url "http://127.0.0.1:$port/$url" --out "$out" --timeout 600 "$@"
+}
+
+echo "== WebGL 1: every shader program the modules build (headless Chromium, SwiftShader)"
+run_page shaders.html "$work/shaders.json"
+echo "== The demo page loads the module"
+demo_status="document.getElementById('status').textContent"
+run_page nft/demo/index.html "$work/demo.txt" --timeout 120 \
+  --until "!$demo_status.startsWith('loading')" --result "$demo_status"
+if ! grep -q '^choose a target image' "$work/demo.txt"; then
+  echo "test-web: FAILED: the demo page says '$(cat "$work/demo.txt")' instead of asking for a target" >&2
+  exit 1
+fi
+echo "demo: $(cat "$work/demo.txt")"
+for name in "${cases[@]}" "${measured[@]}"; do
+  echo "== $name: the first $frames frames in the browser and natively"
+  run_page "track.html?case=$name.json" "$work/$name-web.json"
+done
+
+python3 tests/web/check_results.py --shaders "$work/shaders.json" \
+  --module "$web/web/nft_web.js" "$web/web/nft_web.wasm" "$web/web/nft.js" \
+  $(for name in "${cases[@]}"; do echo "--case $name $work/$name-web.json $work/$name-native.csv"; done) \
+  $(for name in "${measured[@]}"; do echo "--measure $name $work/$name-web.json $work/$name-native.csv"; done)

@@ -1,0 +1,48 @@
+// Tracks a case's frames with the web module (web/nft.js) and reports, per frame, the target's
+// state and corners and the tracker's time (process() alone: decoding the PNG is not counted).
+// A case (JSON, named by ?case=): { "target": URL, "frames": [URL, ...], "config": {...},
+// "render": bool }. With render, every frame is also drawn on the canvas (the augmentations'
+// shaders run in WebGL too).
+import { loadNft } from './nft/nft.js';
+
+async function bitmap(url) {
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(url + ': HTTP ' + r.status);
+  return createImageBitmap(await r.blob(), { premultiplyAlpha: 'none', colorSpaceConversion: 'none' });
+}
+
+(async () => {
+  const result = { frames: [] };
+  try {
+    const caseUrl = new URLSearchParams(location.search).get('case');
+    const testCase = await (await fetch(caseUrl)).json();
+    const nft = await loadNft();
+    const first = await bitmap(testCase.frames[0]);
+    const canvas = document.getElementById('view');
+    canvas.width = first.width;
+    canvas.height = first.height;
+    const session = nft.createSession(canvas, testCase.config || {});
+    const t0 = performance.now();
+    await session.addTarget(testCase.target, { name: 'target' });
+    result.addTargetMs = performance.now() - t0;
+    result.info = session.info();
+    console.log('target added in ' + result.addTargetMs.toFixed(0) + ' ms on ' + result.info.gpuRenderer);
+    for (let i = 0; i < testCase.frames.length; ++i) {
+      const frame = i === 0 ? first : await bitmap(testCase.frames[i]);
+      const start = performance.now();
+      const r = session.process(frame, i * 1000 / 30);
+      const wallMs = performance.now() - start;
+      if (testCase.render) session.render();
+      const t = r.targets[0];
+      result.frames.push({ frame: i, state: t.state, found: t.found, corners: t.corners,
+                           trackerMs: r.timingsMs.total, wallMs, timingsMs: r.timingsMs });
+      if ((i + 1) % 30 === 0) console.log(`frame ${i + 1}/${testCase.frames.length}: ${t.state}`);
+    }
+    session.delete();
+  } catch (e) {
+    result.error = String(e && e.stack || e);
+    console.log('error: ' + result.error);
+  }
+  window.nftResult = result;
+  window.nftDone = true;
+})();

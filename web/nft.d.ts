@@ -1,0 +1,92 @@
+// TypeScript declarations of the tracker's JavaScript API (web/nft.js).
+
+/** Loads the WebAssembly module (nft_web.js and nft_web.wasm beside nft.js). */
+export function loadNft(moduleOptions?: object): Promise<Nft>;
+
+/** Camera frames and target images the API accepts. */
+export type ImageSource =
+  | ImageData
+  | ImageBitmap
+  | HTMLImageElement
+  | HTMLVideoElement
+  | HTMLCanvasElement
+  | OffscreenCanvas;
+
+/** Configuration keys as in config/default.yaml, nested; omitted keys keep their defaults. */
+export type Config = { [section: string]: { [key: string]: unknown } };
+
+export class Nft {
+  /** A session on `canvas` (the element, or a CSS selector): a WebGL 1 context is made there. */
+  createSession(canvas: HTMLCanvasElement | string, config?: Config): Session;
+}
+
+/** Which lane produced a target's result. */
+export type TrackingState = "detecting" | "tracking" | "lost";
+
+export interface Pose {
+  /** Rotation target → camera, row-major 3×3. */
+  R: number[];
+  /** Translation: metres with a known target width, else target pixels. */
+  t: [number, number, number];
+}
+
+export interface TargetResult {
+  id: number;
+  name: string;
+  state: TrackingState;
+  /** True when corners, homography, pose and viewMatrix hold for this frame. */
+  found: boolean;
+  /** The target image's corners in frame pixels: upper left, upper right, lower right, lower left; empty when not found. */
+  corners: [number, number][];
+  /** Keypoint matches or NCC patches of the lane that produced the result. */
+  inliers: number;
+  /** Mean reprojection error of the inliers, pixels. */
+  reprojectionErrorPx: number;
+  /** Why the target was not found, when it was not. */
+  rejection: string;
+  /** Target-image pixels → frame pixels, row-major 3×3 (when found). */
+  homography?: number[];
+  pose?: Pose;
+  /** OpenGL view matrix of the pose, column-major 4×4 (three.js Matrix4.fromArray) (when found). */
+  viewMatrix?: number[];
+}
+
+export interface FrameResult {
+  /** 0-based index of the frame in this session. */
+  frame: number;
+  width: number;
+  height: number;
+  targets: TargetResult[];
+  /** Time per stage of the process() call, milliseconds. */
+  timingsMs: {
+    convert: number; fast: number; describe: number; match: number; ransac: number;
+    detectionPose: number; pyramid: number; coarse: number; fine: number; trackingPose: number;
+    total: number;
+  };
+}
+
+export interface SessionInfo {
+  version: string;
+  gpuRenderer: string;
+  glVersion: string;
+  context: string;
+  targets: { id: number; name: string; widthMetres: number; width: number; height: number; stars: number; keypoints: number }[];
+}
+
+export class Session {
+  /** Adds a target from a URL or an image; resolves to its id. Throws NftError for an image too plain to track. */
+  addTarget(source: string | ImageSource, options?: { name?: string; widthMetres?: number }): Promise<number>;
+  /** Tracks the targets in one frame (timestamp in milliseconds, default performance.now()). */
+  process(frame: ImageSource, timestampMs?: number): FrameResult;
+  /** Draws the last frame and the augmentations on the canvas (viewport in pixels from the bottom left; default: all of it). */
+  render(viewport?: { x: number; y: number; width: number; height: number }): void;
+  /** OpenGL projection matrix of the camera, column-major 4×4 (three.js). */
+  projectionMatrix(near: number, far: number): number[];
+  removeTarget(id: number): void;
+  resetTracking(): void;
+  setOverlayVisible(visible: boolean): void;
+  setAugmentationsVisible(visible: boolean): void;
+  info(): SessionInfo;
+  /** Frees the session and its WebGL objects. */
+  delete(): void;
+}
