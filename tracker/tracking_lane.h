@@ -25,10 +25,13 @@
 //              warped from the target image into a patchSize × patchSize template
 //              (tracker/ncc_patch.h) and searched by NCC, the search window clipped to the frame
 //              (a target partly out of view keeps the patches still inside); matches scoring at
-//              least minNcc update the estimate — a homography (cv::findHomography, RANSAC at
-//              2^L × ransacThresholdPx; in a blurred frame the blur-aware fit of step 6) when
-//              enough of them agree, at the quarter and eighth levels else their median shift;
-//              too few leave the estimate as it is.
+//              least minNcc correct the estimate (RANSAC at 2^L × ransacThresholdPx) when
+//              enough of them agree, with a model of fewer parameters the coarser the level
+//              (Bergen, Anandan, Hanna, Hingorani, "Hierarchical Model-Based Motion
+//              Estimation", ECCV 1992): a similarity at the quarter and eighth levels, an affine
+//              map at half resolution (in a blurred frame the blur-aware affine fit of step 6),
+//              the estimate's perspective kept until the last stage; at the quarter and eighth
+//              levels else their median shift; too few leave the estimate as it is.
 // 4. last:     the same within ±fineRadiusPx, sub-pixel peaks, at full resolution, or at half
 //              resolution when the predicted blur streak is long (kHalfResolutionStreakPx). After
 //              a search beyond the standard range it runs a second time when its fit moved the

@@ -141,8 +141,10 @@ TEST_P(PotPresetFloor, TheTrackerKeepsTheTarget) {
 }
 
 // Measured here (120 frames, llvmpipe; within 5 px / tracked): scale, rotation, perspective, out
-// of view 100 % / 99 %; occlusion 97.5 % / 97.5 %; motion blur 96.7 % / 99 %; unconstrained
-// 74 % / 78 % (75–88 % over 300 frames as small settings change: the floor leaves room).
+// of view 100 % / 99.2 %; occlusion 99.2 % / 99.2 %; motion blur 99.2 % / 99.2 %; unconstrained
+// 96.7 % / 99.2 % (82.5 % / 87.5 % before the coarse levels fitted a similarity or affine correction
+// instead of a homography, tracker/tracking_lane.h step 3; seeds 9 and 10 over 300 frames: 97.0
+// and 96.3 %). The floors leave a few frames of room.
 INSTANTIATE_TEST_SUITE_P(Floors, PotPresetFloor,
                          ::testing::Values(Floor{SyntheticPreset::Scale, 0.95, 0.95},
                                            Floor{SyntheticPreset::Rotation, 0.95, 0.95},
@@ -150,7 +152,7 @@ INSTANTIATE_TEST_SUITE_P(Floors, PotPresetFloor,
                                            Floor{SyntheticPreset::MotionBlur, 0.88, 0.95},
                                            Floor{SyntheticPreset::Occlusion, 0.92, 0.93},
                                            Floor{SyntheticPreset::OutOfView, 0.95, 0.95},
-                                           Floor{SyntheticPreset::Unconstrained, 0.62, 0.65}),
+                                           Floor{SyntheticPreset::Unconstrained, 0.90, 0.95}),
                          [](const ::testing::TestParamInfo<Floor>& p) { return toString(p.param.preset); });
 
 }  // namespace
