@@ -7,6 +7,9 @@
 //
 //   node run_page.mjs --url URL --out result.json [--timeout 300] [--chromium /usr/bin/chromium]
 //                     [--until 'window.nftDone === true'] [--result 'JSON.stringify(window.nftResult)']
+//                     [--files 'SELECTOR=PATH[,SELECTOR=PATH...]' [--files-after EXPRESSION]]
+// --files chooses files in the page's <input type="file"> elements, in order, as a user would
+// (once --files-after holds, default at once).
 //
 // Exit status: 0 when the page finished (what it found is for the caller to judge), 1 when it
 // threw, timed out or the browser failed. The browser is stopped by its process id in every case.
@@ -17,12 +20,13 @@ import { join } from 'node:path';
 
 function parseArgs(argv) {
   const args = { timeout: 300, chromium: '/usr/bin/chromium', until: 'window.nftDone === true',
-                 result: 'JSON.stringify(window.nftResult)' };
+                 result: 'JSON.stringify(window.nftResult)', files: '', 'files-after': 'true' };
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, '');
-    if (!['url', 'out', 'timeout', 'chromium', 'until', 'result'].includes(key) || argv[i + 1] === undefined) {
+    if (!['url', 'out', 'timeout', 'chromium', 'until', 'result', 'files', 'files-after'].includes(key) ||
+        argv[i + 1] === undefined) {
       console.error(`run_page: unknown or incomplete argument '${argv[i]}' (expected --url URL --out FILE [--timeout S] ` +
-                    '[--chromium PATH] [--until EXPRESSION] [--result EXPRESSION])');
+                    '[--chromium PATH] [--until EXPRESSION] [--result EXPRESSION] [--files SEL=PATH,...] [--files-after EXPR])');
       process.exit(2);
     }
     args[key] = argv[i + 1];
@@ -45,6 +49,9 @@ const browser = spawn(args.chromium, [
 ], { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], detached: true });  // its own process group
 let browserLog = '';
 browser.stderr.on('data', (d) => { browserLog = (browserLog + d).slice(-4000); });
+
+// After the browser is stopped its pipes may report a reset: nothing is read from them then.
+for (const stream of [browser.stdio[3], browser.stdio[4]]) stream.on('error', () => {});
 
 let nextId = 1;
 const pending = new Map();
@@ -98,8 +105,9 @@ browser.on('exit', (code, signal) => {
     stop(1);
   }
 });
+let lastSeen = '';  // the --result expression's latest value, shown if the page never finishes
 const timer = setTimeout(() => {
-  console.error(`run_page: the page did not finish within ${args.timeout} s`);
+  console.error(`run_page: the page did not finish within ${args.timeout} s; it last showed: ${lastSeen}`);
   stop(1);
 }, Number(args.timeout) * 1000);
 
@@ -120,10 +128,27 @@ try {
   await send('Runtime.enable', {}, sessionId);
   await send('Page.enable', {}, sessionId);
   await send('Page.navigate', { url: args.url }, sessionId);
+  const evaluate = async (expression) =>
+    (await send('Runtime.evaluate', { expression, returnByValue: true }, sessionId)).result.value;
+  if (args.files) {
+    while (!(await evaluate(`document.readyState === 'complete' && Boolean(${args['files-after']})`))) {
+      if (pageError) throw new Error('the page threw: ' + pageError);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    await send('DOM.enable', {}, sessionId);
+    for (const choice of args.files.split(',')) {
+      const [selector, path] = choice.split('=');
+      const { root } = await send('DOM.getDocument', {}, sessionId);
+      const { nodeId } = await send('DOM.querySelector', { nodeId: root.nodeId, selector }, sessionId);
+      if (!nodeId) throw new Error(`no element '${selector}' in the page for --files`);
+      await send('DOM.setFileInputFiles', { nodeId, files: [path] }, sessionId);
+    }
+  }
   for (;;) {
     const { result } = await send('Runtime.evaluate', { expression: `Boolean(${args.until})`, returnByValue: true }, sessionId);
     if (result.value === true) break;
     if (pageError) throw new Error('the page threw: ' + pageError);
+    lastSeen = String(await evaluate(args.result)).slice(0, 500);
     await new Promise((r) => setTimeout(r, 250));
   }
   const { result } = await send('Runtime.evaluate',

@@ -12,7 +12,15 @@ let running = false;
 
 function show(text) { status.textContent = text; }
 
-async function startSession() {
+// (Re)starts the session once a target and a playing video are there. Calls are serialised: a
+// new target or video while one is starting waits for it.
+let starting = Promise.resolve();
+function startSession() {
+  starting = starting.then(start, start);
+  return starting;
+}
+
+async function start() {
   if (!targetFile || video.videoWidth === 0) return;
   if (session) session.delete();
   canvas.width = video.videoWidth;
@@ -62,14 +70,12 @@ document.getElementById('camera').addEventListener('click', async () => {
     show('no camera: ' + e.message + ' (a camera needs HTTPS or localhost)');
     return;
   }
-  await video.play();
-  startSession();
+  await video.play();  // its loadedmetadata event starts the session
 });
 document.getElementById('video-file').addEventListener('change', async (e) => {
   video.srcObject = null;
   video.src = URL.createObjectURL(e.target.files[0]);
-  await video.play();
-  startSession();
+  await video.play();  // its loadedmetadata event starts the session
 });
 video.addEventListener('loadedmetadata', startSession);
 
