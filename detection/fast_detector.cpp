@@ -181,7 +181,9 @@ FastDetector::FastDetector(const FastDetectorOptions& options) : options_(option
 
 const FastDetectorOptions& FastDetector::options() const { return options_; }
 
-std::vector<Keypoint> FastDetector::detect(const cv::Mat& image) const {
+std::vector<Keypoint> FastDetector::detect(const cv::Mat& image) const { return detect(image, cv::Mat()); }
+
+std::vector<Keypoint> FastDetector::detect(const cv::Mat& image, const cv::Mat& mask) const {
   if (image.empty()) {
     throw std::invalid_argument("FastDetector::detect: the image is empty (" + std::to_string(image.cols) + "x" +
                                 std::to_string(image.rows) + ")");
@@ -193,9 +195,21 @@ std::vector<Keypoint> FastDetector::detect(const cv::Mat& image) const {
   cv::Mat gray = image;
   if (image.type() == CV_8UC3) cv::cvtColor(image, gray, cv::COLOR_BGR2GRAY);
 
-  const std::vector<Keypoint> candidates = detectPyramid(gray, options_);
-  std::vector<uint64_t> order = strengthOrder(candidates);
+  if (!mask.empty() && (mask.type() != CV_8UC1 || mask.size() != gray.size()))
+    throw std::invalid_argument("FastDetector::detect: the mask is " + cv::typeToString(mask.type()) + " " +
+                                std::to_string(mask.cols) + "x" + std::to_string(mask.rows) + ", expected CV_8UC1 " +
+                                std::to_string(gray.cols) + "x" + std::to_string(gray.rows));
+  std::vector<Keypoint> candidates = detectPyramid(gray, options_);
+  if (!mask.empty())  // before the spread and the cap: the budget goes to the allowed part only
+    candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
+                                    [&](const Keypoint& k) {
+                                      const int x = std::clamp(static_cast<int>(std::lround(k.x)), 0, mask.cols - 1);
+                                      const int y = std::clamp(static_cast<int>(std::lround(k.y)), 0, mask.rows - 1);
+                                      return mask.at<uchar>(y, x) == 0;
+                                    }),
+                     candidates.end());
   const size_t n = static_cast<size_t>(options_.maxKeypoints);
+  std::vector<uint64_t> order = strengthOrder(candidates);
   if (order.size() <= n || options_.cellSize == 0) {
     order.resize(std::min(order.size(), n));
     return gather(candidates, order);

@@ -150,6 +150,17 @@ class FastDetector {
   ///   CV_8UC1 / CV_8UC3 (the message names the type).
   std::vector<Keypoint> detect(const cv::Mat& image) const;
 
+  /// Detects keypoints where `mask` is non-zero only: corners whose pixel (the rounded position)
+  /// is 0 in the mask are dropped before the spread and the cap (steps 3-4), so the
+  /// maxKeypoints places all go to the allowed part of the image — the search for targets not
+  /// yet tracked, with the tracked ones' quads masked (tracker/multi_target_detector.h), spends
+  /// the whole budget on what is left instead of losing the masked part's share. An empty mask
+  /// is the whole image (as detect(image)).
+  /// @param mask CV_8UC1 of the image's size, or empty.
+  /// @return and @throws as detect(image); also std::invalid_argument for a mask of another
+  ///   size or type.
+  std::vector<Keypoint> detect(const cv::Mat& image, const cv::Mat& mask) const;
+
   /// The options given to the constructor.
   const FastDetectorOptions& options() const;
 

@@ -1,8 +1,11 @@
 #pragma once
 // MultiTargetDetector: the detection lane for many targets (issue: a target database, recognition
 // among them). One detect() call, in order:
-// 1. detect:    scale-aware FAST on the frame, keypoints inside `masks` (the quads of targets
-//               already tracked) dropped, so they are not spent again;
+// 1. detect:    scale-aware FAST on the frame outside `masks` (the quads of targets already
+//               tracked): their corners are dropped before the keypoint budget is spread and
+//               capped (FastDetector::detect(image, mask)), so the whole budget goes to the rest
+//               of the frame — where the targets not yet found are (see detect() for the
+//               measurement);
 // 2. describe:  the lane's KeypointDescriber (detection/backend.h, lane.descriptorBackend):
 //               SURF-ES on the GPU (read back for the words) or SurfCpu;
 // 3. recognise: each descriptor's visual word by descending the vocabulary's tree
@@ -88,7 +91,23 @@ class MultiTargetDetector {
   int targetCount() const;
 
   /// Finds up to `maxResults` targets in `gray` (CV_8UC1 of the calibration's size), skipping the
-  /// ids in `excluded` and the keypoints inside the polygons of `masks` (frame pixels).
+  /// ids in `excluded` and the keypoints inside the polygons of `masks` (frame pixels). The masks
+  /// are applied before the detector's spread and cap, and the cap is lane.detector.maxKeypoints
+  /// scaled to the unmasked share of the frame: the keypoint density of a whole-frame search, all
+  /// of it on the unmasked part, so a search never describes or matches more keypoints than one
+  /// without masks (the bound on its cost). Measured on the 8-print grid
+  /// (apps/replay/multi_target_sequence.h; prints of about 145 px; frames 0, 40, 80, 120, the six
+  /// other prints masked by their true quads; keypoints on the print and RANSAC inliers against
+  /// its own model): masks applied after the cap, as before, left baboon 32–36 keypoints and 9–10
+  /// inliers and aero3 27–35 and 7–9 (under the floor of 20: never found); before it, 109–206 and
+  /// 15–38, 114–234 and 27–53 (the unmasked part, 59 % of the frame, had 395–614 corners, within
+  /// the scaled cap of 590 or about it; `nft_eval multi --layout grid`: both found and followed in
+  /// 90 % of the frames). Also measured, and not taken: a 2× upsampled frame level (SIFT's
+  /// octave −1, Lowe 2004 section 3.3) gave 15–26 / 16–43 inliers with the masks — these prints
+  /// lack corners above the FAST threshold, not fine scales; and filling the budget with FAST at
+  /// threshold 20 where fewer than maxKeypoints corners remain (ORB-SLAM's adaptive threshold)
+  /// gave 53–65 / 67–96 inliers, but the weak corners made the pan layout find two of its prints
+  /// a few frames later (graf1 98.5 %, butterfly 94.7 % instead of 100 / 99.1 %).
   /// @throws std::invalid_argument for another frame size or type.
   std::vector<TargetDetection> detect(const cv::Mat& gray, const std::vector<int>& excluded,
                                       const std::vector<std::vector<cv::Point2f>>& masks, int maxResults);

@@ -437,6 +437,33 @@ TEST(FastDetector, BgrInputEqualsItsGrey) {
   for (size_t i = 0; i < r1.size(); ++i) ASSERT_TRUE(samePoint(r1[i], r2[i])) << i;
 }
 
+TEST(FastDetector, AMaskGivesTheWholeBudgetToTheAllowedPart) {
+  // The multi-target search masks the targets already tracked (tracker/multi_target_detector.h):
+  // the masked part's corners must not take places of the budget, so the allowed part keeps
+  // maxKeypoints of its own corners, not what is left after the masked part's share.
+  NFT_REQUIRE_DATA("oxford/graf/img1.png");
+  const cv::Mat image = nft::testing::loadGray("oxford/graf/img1.png");
+  cv::Mat mask(image.size(), CV_8UC1, cv::Scalar(255));
+  mask(cv::Rect(0, 0, image.cols / 2, image.rows)).setTo(0);  // the left half masked
+  FastDetectorOptions o;
+  o.maxKeypoints = 500;
+  const FastDetector detector(o);
+  const std::vector<Keypoint> masked = detector.detect(image, mask);
+  ASSERT_EQ(masked.size(), 500u);  // graf's right half has far more than 500 corners
+  expectWellFormed(masked, image.size(), o);
+  for (const Keypoint& k : masked)
+    ASSERT_NE(mask.at<uchar>(cvRound(k.y), cvRound(k.x)), 0) << k.x << ", " << k.y;
+  size_t right = 0;  // filtering after the cap keeps far fewer
+  for (const Keypoint& k : detector.detect(image)) right += mask.at<uchar>(cvRound(k.y), cvRound(k.x)) != 0 ? 1u : 0u;
+  EXPECT_LT(right, 400u);
+  // An empty mask is the whole image; a mask of another size or type is refused.
+  const std::vector<Keypoint> a = detector.detect(image), b = detector.detect(image, cv::Mat());
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) ASSERT_TRUE(samePoint(a[i], b[i])) << i;
+  EXPECT_THROW(detector.detect(image, cv::Mat(10, 10, CV_8UC1, cv::Scalar(255))), std::invalid_argument);
+  EXPECT_THROW(detector.detect(image, cv::Mat(image.size(), CV_32FC1, cv::Scalar(1))), std::invalid_argument);
+}
+
 // ---- 5. Errors -------------------------------------------------------------------------------
 
 template <typename F>
