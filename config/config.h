@@ -285,8 +285,9 @@ struct TrackingConfig {
   /// [1, 64]. Default 8.
   int maxTargets = 8;
   /// `search_every`: with several targets, while at least one is tracked (and fewer than
-  /// max_targets), the detection lane looks for the others every N frames, the tracked targets'
-  /// keypoints masked; 0 = only when none is tracked. Integer >= 0. Default 5.
+  /// max_targets), the detection lane looks for the others every N frames — and on the frame
+  /// after a search that found one —, the tracked targets' keypoints masked; 0 = only when none
+  /// is tracked or the last search found one. Integer >= 0. Default 5.
   int searchEvery = 5;
 };
 

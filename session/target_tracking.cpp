@@ -283,8 +283,12 @@ void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
     }
   }
   // 2. The detection lane for the others: always while none is found, else every search_every
-  //    frames, within max_targets.
-  const bool search = found.empty() || (options_.searchEvery > 0 && frames_ % options_.searchEvery == 0);
+  //    frames, and on the frame after a search that found one (where one print was found others
+  //    often are in view: the 8-print grid is acquired in a few consecutive searches instead of
+  //    one every search_every frames), within max_targets.
+  const bool search = found.empty() || lastSearchFound_ ||
+                      (options_.searchEvery > 0 && frames_ % options_.searchEvery == 0);
+  lastSearchFound_ = false;
   const int room = options_.maxTargets - static_cast<int>(found.size());
   if (search && room > 0 && recognizer_) {
     // Every shortlisted target that passes, up to the room left: the shortlist (matcher.shortlist)
@@ -294,6 +298,7 @@ void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
     // leaving them all to the next searches, search_every frames later.
     const std::vector<tracker::TargetDetection> detections = recognizer_->detect(*gray, found, masks, room);
     addDetection(result.timings, recognizer_->lastTimings());
+    lastSearchFound_ = !detections.empty();
     for (const tracker::TargetDetection& d : detections) {
       const auto it = std::find_if(targets_.begin(), targets_.end(), [&](const Target& t) { return t.info.id == d.target; });
       if (it == targets_.end()) continue;

@@ -98,6 +98,7 @@ class TargetTracking {
   std::optional<tracker::MultiTargetDetector> recognizer_;  // several
   bool gpuReleased_ = false;
   long long frames_ = 0;
+  bool lastSearchFound_ = false;  // the previous frame's search found a target: search again
   cv::Mat gray_;
 };
 
