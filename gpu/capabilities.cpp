@@ -159,6 +159,11 @@ Capabilities probeCapabilities(bool coreOnly) {
     const bool advertised = caps.advertisedExtensions.count(std::string(toString(e))) > 0 ||
                             (!webglName(e).empty() && caps.advertisedExtensions.count(std::string(webglName(e))) > 0);
     caps.extensions[static_cast<size_t>(i)] = !coreOnly && advertised;
+#ifdef __EMSCRIPTEN__
+    // A timer query's result arrives in a browser only after the page yields to its event loop,
+    // which a synchronous frame call never does: the extension is there but not usable.
+    if (e == Extension::ExtDisjointTimerQuery) caps.extensions[static_cast<size_t>(i)] = false;
+#endif
   }
   if (caps.has(Extension::OesTextureHalfFloat)) caps.halfFloatRenderable = isRenderable(GL_RGBA, GL_HALF_FLOAT_OES);
   if (caps.has(Extension::OesTextureFloat)) caps.floatRenderable = isRenderable(GL_RGBA, GL_FLOAT);

@@ -45,16 +45,10 @@ const TimerQueryApi& timerQueryApi() {
 }  // namespace
 
 GpuTimer::GpuTimer(const Capabilities& caps) {
-#ifdef __EMSCRIPTEN__
-  // In a browser a timer query's result arrives only after the page yields to its event loop,
-  // which a synchronous frame call never does: wall-clock time there.
-  (void)caps;
-#else
   if (caps.has(Extension::ExtDisjointTimerQuery) && !caps.softwareRenderer && timerQueryApi().complete()) {
     debugAssertExtension(caps, Extension::ExtDisjointTimerQuery, "GpuTimer");  // every query call needs query_
     timerQueryApi().genQueries(1, &query_);
   }
-#endif
 }
 
 GpuTimer::~GpuTimer() {
