@@ -31,7 +31,11 @@ TargetDatabase TargetDatabase::build(std::vector<std::pair<std::string, TargetMo
     if (model.descriptorType != targets.front().second.descriptorType)
       throw std::invalid_argument("TargetDatabase::build: target '" + name +
                                   "' has another descriptor type than the first target");
-    all.push_back(model.descriptors);
+    if (model.tiltedKeypoints < 0 || model.tiltedKeypoints >= model.descriptors.rows)
+      throw std::invalid_argument("TargetDatabase::build: target '" + name + "' has " +
+                                  std::to_string(model.tiltedKeypoints) + " tilted-view keypoints of " +
+                                  std::to_string(model.descriptors.rows));
+    all.push_back(model.frontalDescriptors());  // the words are those of the targets' own views
   }
   cv::Mat descriptors;
   cv::vconcat(all, descriptors);

@@ -52,6 +52,10 @@ std::vector<unsigned char> encodeTargetModel(const TargetModel& model) {
     for (float v : {k.x, k.y, k.scale, k.angle, k.response}) w.put<float>(v);
     w.put<std::int32_t>(k.octave);
   }
+  if (model.tiltedKeypoints < 0 || static_cast<size_t>(model.tiltedKeypoints) > model.keypoints.size())
+    throw std::invalid_argument("encodeTargetModel: tiltedKeypoints " + std::to_string(model.tiltedKeypoints) +
+                                " is not in [0, " + std::to_string(model.keypoints.size()) + "]");
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(model.tiltedKeypoints));
   w.put<std::uint32_t>(static_cast<std::uint32_t>(length));
   for (int r = 0; r < model.descriptors.rows; ++r)
     w.putBytes(model.descriptors.ptr<float>(r), static_cast<size_t>(length) * sizeof(float));
@@ -121,6 +125,9 @@ TargetModel decodeTargetModel(const std::vector<unsigned char>& file, const std:
   } catch (const std::invalid_argument& e) {
     r.fail(e.what());
   }
+  const std::uint32_t tilted = r.get<std::uint32_t>("tilted keypoint count");
+  if (tilted > n) r.fail("tilted keypoint count " + std::to_string(tilted) + " > keypoint count " + std::to_string(n));
+  m.tiltedKeypoints = static_cast<int>(tilted);
   const std::uint32_t length = r.get<std::uint32_t>("descriptor length");
   if (length != type) r.fail("descriptor length " + std::to_string(length) + " for SURF-" + std::to_string(type));
   if (static_cast<size_t>(n) * length * sizeof(float) > r.remaining()) r.fail("payload ends inside the descriptors");

@@ -5,7 +5,8 @@
 // then the CRC-32 (zlib) of the payload. Payload, in order: image width and height (u32), the
 // image (width × height bytes, row by row), originalScale and widthMetres (f64), descriptor
 // type and orientation (u32), keypoint count N (u32), N × (x, y, scale, angle, response: f32;
-// octave: i32), descriptor length D (u32), N × D f32, patch count M (u32), M × (x, y: f32;
+// octave: i32), the tilted-view keypoints among them (u32, TargetModel::tiltedKeypoints; since
+// version 2), descriptor length D (u32), N × D f32, patch count M (u32), M × (x, y: f32;
 // level: i32; score: f32), the quality report (keypoints: u32; coverage, distinctness,
 // meanContrast: f64; stars: u32; warning count and each warning as u32 length + bytes).
 
@@ -18,7 +19,8 @@
 namespace nft::detection {
 
 /// The format version this build writes and reads.
-inline constexpr std::uint32_t kTargetModelVersion = 1;
+/// 2: the count of tilted-view keypoints (TargetModel::tiltedKeypoints) after the keypoints.
+inline constexpr std::uint32_t kTargetModelVersion = 2;
 
 /// Writes `model` to `path` through a temporary file renamed into place, so a failure never
 /// leaves a half-written model. @throws std::runtime_error naming the file if it cannot be

@@ -124,8 +124,12 @@ void addTiltedViews(const cv::Mat& image, const TargetTrainerOptions& options, c
     cv::Mat smoothed;
     cv::GaussianBlur(image, smoothed, cv::Size(), 0.8 * std::sqrt(1.0 / (t * t) - 1.0) * 0.5);
     cv::Mat view;
+    // At these four azimuths each of A's rows sums to at most 1 in absolute value, so each
+    // extent is at most a convex combination of the image's width and height: the view fits in
+    // the longest side's square, as the describers are sized (session::trainTargetImage); the
+    // epsilon keeps rounding from adding a column or row.
     cv::warpAffine(smoothed, view, warp,
-                   cv::Size(static_cast<int>(std::ceil(x1 - x0)), static_cast<int>(std::ceil(y1 - y0))),
+                   cv::Size(static_cast<int>(std::ceil(x1 - x0 - 1e-6)), static_cast<int>(std::ceil(y1 - y0 - 1e-6))),
                    cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0));
     cv::Mat inside;  // keypoints away from the view's black corners
     cv::warpAffine(cv::Mat(image.size(), CV_8U, cv::Scalar(255)), inside, warp, view.size(), cv::INTER_NEAREST);
@@ -198,7 +202,11 @@ TargetModel trainTarget(const cv::Mat& image, const TargetTrainerOptions& option
     kept.push_back(descriptors.row(i));
   }
   model.descriptors = kept;
-  if (options.viewTiltDeg > 0) addTiltedViews(model.image, options, describe, model.keypoints, model.descriptors);
+  if (options.viewTiltDeg > 0) {
+    const size_t frontal = model.keypoints.size();
+    addTiltedViews(model.image, options, describe, model.keypoints, model.descriptors);
+    model.tiltedKeypoints = static_cast<int>(model.keypoints.size() - frontal);
+  }
   model.patches = selectPatches(model.image, options);
   model.quality = rateTarget(model.image, model.keypoints, model.descriptors);
   return model;

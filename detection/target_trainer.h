@@ -37,8 +37,10 @@ struct TargetTrainerOptions {
   /// target seen that far off its normal), each with keypoints of its own (up to a quarter of
   /// detector.maxKeypoints), described on the view and mapped back into the target image — so
   /// the detection lane matches a steeply tilted target against descriptors of a similar view.
-  /// Degrees, in [0, 80); 0 (the default): the working image alone.
-  double viewTiltDeg = 0;
+  /// The view's keypoints are appended after the target's own (TargetModel::tiltedKeypoints
+  /// counts them): the detection lane matches them only when the target's own find nothing.
+  /// Degrees, in [0, 80); 0: the working image alone. Default 65 (config target.view_tilt_deg).
+  double viewTiltDeg = 65;
   /// Tracking patches: at most this many, over `patchLevels` levels of a factor-2 pyramid
   /// (Wagner et al. 2010 search at half and full resolution), at least `patchSpacing` level
   /// pixels apart and `patchMargin` level pixels from the border.

@@ -6,8 +6,10 @@
 //   inverted index shortlist, then matching and verification of the shortlisted targets only;
 //   detection/vocabulary.h says which method and why), and a tracking lane per found target
 //   (tracker::Tracker with its detection lane off), up to max_targets at once; while some are
-//   tracked, the others are looked for every search_every frames with the tracked targets'
-//   quads masked, one new target per search. A target is reported at most once a frame.
+//   tracked, the others are looked for every search_every frames (and on the frame after a
+//   search that found one) with the tracked targets' quads masked; a search that found targets
+//   is repeated once on the same frame with theirs masked too. A target is reported at most
+//   once a frame.
 // Going from one target to several (or back) starts the tracking afresh.
 // Internal to session/: the Session checks arguments and threads; GL work on its context.
 

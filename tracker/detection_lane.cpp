@@ -80,28 +80,111 @@ const detection::TargetModel& checkedModel(const detection::TargetModel& m) {
     throw std::invalid_argument("DetectionLane: the target model has " + std::to_string(m.keypoints.size()) +
                                 " keypoints but " + std::to_string(m.descriptors.rows) + " descriptors");
   if (m.image.empty()) throw std::invalid_argument("DetectionLane: the target model has no image");
+  if (m.tiltedKeypoints < 0 || static_cast<size_t>(m.tiltedKeypoints) >= m.keypoints.size())
+    throw std::invalid_argument("DetectionLane: the target model's tiltedKeypoints " +
+                                std::to_string(m.tiltedKeypoints) + " is not in [0, " +
+                                std::to_string(m.keypoints.size()) + ") (it needs frontal keypoints)");
   return m;
+}
+
+/// The model's frontal keypoints (those not from tilted views).
+size_t frontalKeypoints(const detection::TargetModel& m) {
+  return m.keypoints.size() - static_cast<size_t>(m.tiltedKeypoints);
 }
 
 }  // namespace
 
+std::optional<Detection> verifyDetection(const std::vector<detection::Match>& matches,
+                                         const std::vector<cv::Point2f>& targetPoints,
+                                         const std::vector<detection::Keypoint>& frameKeypoints, cv::Size targetSize,
+                                         double metresPerPixel, const CameraCalibration& calibration,
+                                         const DetectionLaneOptions& o, std::string& rejection, double& ransacMs,
+                                         double& poseMs) {
+  rejection.clear();
+  if (static_cast<int>(matches.size()) < o.minInliers) {
+    rejection = "too few matches: " + std::to_string(matches.size()) + " < " + std::to_string(o.minInliers);
+    return std::nullopt;
+  }
+  auto t = Clock::now();
+  std::vector<cv::Point2f> src, dst;
+  src.reserve(matches.size());
+  dst.reserve(matches.size());
+  for (const detection::Match& m : matches) {
+    src.push_back(targetPoints[static_cast<size_t>(m.target)]);
+    const detection::Keypoint& k = frameKeypoints[static_cast<size_t>(m.query)];
+    dst.emplace_back(k.x, k.y);
+  }
+  std::vector<unsigned char> mask;
+  const cv::Mat H = cv::findHomography(src, dst, o.ransacMethod, o.ransacThresholdPx, mask, o.ransacMaxIterations,
+                                       o.ransacConfidence);
+  ransacMs += msSince(t);
+  if (H.empty()) {
+    rejection = "no homography";
+    return std::nullopt;
+  }
+  cv::Matx33d homography(H);
+  if (std::abs(homography(2, 2)) > 0) homography *= 1.0 / homography(2, 2);
+  std::vector<cv::Point2f> inSrc, inDst;
+  for (size_t i = 0; i < mask.size(); ++i)
+    if (mask[i] != 0) {
+      inSrc.push_back(src[i]);
+      inDst.push_back(dst[i]);
+    }
+  const int inliers = static_cast<int>(inSrc.size());
+  if (inliers < o.minInliers) {
+    rejection = "too few inliers: " + std::to_string(inliers) + " < " + std::to_string(o.minInliers);
+    return std::nullopt;
+  }
+  rejection = quadProblem(homography, targetSize, calibration.imageSize, o.quad);
+  if (!rejection.empty()) return std::nullopt;
+  t = Clock::now();
+  Detection d;
+  try {
+    d.pose = estimatePose(calibration, inSrc, inDst, metresPerPixel, o.refinePose);
+  } catch (const std::runtime_error& e) {  // IPPE found no pose (degenerate inliers)
+    poseMs += msSince(t);
+    rejection = std::string("no pose: ") + e.what();
+    return std::nullopt;
+  }
+  poseMs += msSince(t);
+  d.homography = homography;
+  d.inliers = inliers;
+  cv::Point2d corners[4];
+  projectTargetCorners(homography, targetSize, corners);
+  for (const cv::Point2d& c : corners) d.corners.emplace_back(static_cast<float>(c.x), static_cast<float>(c.y));
+  d.reprojectionErrorPx = d.pose.reprojectionErrorPx;
+  d.keypoints = static_cast<int>(frameKeypoints.size());
+  d.matches = static_cast<int>(matches.size());
+  return d;
+}
+
 struct DetectionLane::Impl {
+  /// `tilted`: the matcher of the model's tilted-view descriptors, matched only when the frontal
+  /// ones find nothing; null: `m` holds all of them.
   Impl(std::unique_ptr<detection::KeypointDescriber> d, std::unique_ptr<detection::TargetMatcher> m,
-       const detection::TargetModel& model, const CameraCalibration& cal, const DetectionLaneOptions& o)
+       std::unique_ptr<detection::TargetMatcher> tilted, const detection::TargetModel& model,
+       const CameraCalibration& cal, const DetectionLaneOptions& o)
       : options(o),
         calibration(cal),
         targetSize(model.image.size()),
         metresPerPixel(model.metresPerPixel()),
-        detector(frameDetector(o, model.keypoints.size())),
+        detector(frameDetector(o, frontalKeypoints(model))),
         describer(std::move(d)),
-        matcher(std::move(m)) {
+        matcher(std::move(m)),
+        tiltedMatcher(std::move(tilted)) {
     if (!describer || !matcher) throw std::invalid_argument("DetectionLane: null describer or matcher");
     if (describer->type() != model.descriptorType || describer->orientation() != model.orientation)
       throw std::invalid_argument("DetectionLane: the describer's descriptor type or orientation differs from the "
                                   "target model's");
     targetPoints.reserve(model.keypoints.size());
     for (const detection::Keypoint& k : model.keypoints) targetPoints.emplace_back(k.x, k.y);
-    matcher->setTarget(model.descriptors);
+    if (tiltedMatcher) {
+      frontal = static_cast<int>(frontalKeypoints(model));
+      matcher->setTarget(model.descriptors.rowRange(0, frontal));
+      tiltedMatcher->setTarget(model.descriptors.rowRange(frontal, model.descriptors.rows));
+    } else {
+      matcher->setTarget(model.descriptors);
+    }
   }
 
   DetectionLaneOptions options;
@@ -111,9 +194,19 @@ struct DetectionLane::Impl {
   detection::FastDetector detector;
   std::unique_ptr<detection::KeypointDescriber> describer;
   std::unique_ptr<detection::TargetMatcher> matcher;
+  std::unique_ptr<detection::TargetMatcher> tiltedMatcher;  // null: `matcher` holds every descriptor
+  int frontal = 0;  // with tiltedMatcher: its target index 0 is the model's keypoint `frontal`
   std::vector<cv::Point2f> targetPoints;
   DetectionTimings timings;
   std::string rejection;
+
+  /// Steps 4 and 5 of detect() on `matches` (target indices into targetPoints): the detection,
+  /// or std::nullopt with `rejection` set; adds to timings.ransac and timings.pose.
+  std::optional<Detection> verify(const std::vector<detection::Keypoint>& keypoints,
+                                  const std::vector<detection::Match>& matches) {
+    return verifyDetection(matches, targetPoints, keypoints, targetSize, metresPerPixel, calibration, options,
+                           rejection, timings.ransac, timings.pose);
+  }
 };
 
 DetectionLane::DetectionLane(const gpu::Capabilities& caps, const detection::TargetModel& model,
@@ -123,15 +216,18 @@ DetectionLane::DetectionLane(const gpu::Capabilities& caps, const detection::Tar
   checkedCalibration(calibration);
   impl_ = std::make_unique<Impl>(
       detection::makeKeypointDescriber(options.descriptorBackend, caps, surfOptions(model, calibration, options)),
-      detection::makeTargetMatcher(options.matcherBackend, caps, options.detector.maxKeypoints), model, calibration,
-      options);
+      detection::makeTargetMatcher(options.matcherBackend, caps, options.detector.maxKeypoints),
+      model.tiltedKeypoints > 0
+          ? detection::makeTargetMatcher(options.matcherBackend, caps, options.detector.maxKeypoints)
+          : nullptr,
+      model, calibration, options);
 }
 
 DetectionLane::DetectionLane(std::unique_ptr<detection::KeypointDescriber> describer,
                              std::unique_ptr<detection::TargetMatcher> matcher, const detection::TargetModel& model,
                              const CameraCalibration& calibration, const DetectionLaneOptions& options) {
   validate(options);
-  impl_ = std::make_unique<Impl>(std::move(describer), std::move(matcher), checkedModel(model),
+  impl_ = std::make_unique<Impl>(std::move(describer), std::move(matcher), nullptr, checkedModel(model),
                                  checkedCalibration(calibration), options);
 }
 
@@ -194,64 +290,26 @@ std::optional<Detection> DetectionLane::detect(const cv::Mat& frame, const cv::R
       s.describer->describe(frame, keypoints, s.matcher->needsHostQueries(s.options.matching));
   s.timings.describe = msSince(t);
 
-  // 3. Matching with the ratio test (a GPU readback waits for the GPU).
+  // 3. Matching with the ratio test (a GPU readback waits for the GPU): the frontal descriptors,
+  // then, only when they find nothing, the tilted views' as well (most frames show the target
+  // within the tilt the frontal descriptors match; the tilted views triple the matching).
   t = Clock::now();
-  const std::vector<detection::Match> matches = s.matcher->match(descriptors, s.options.matching);
+  std::vector<detection::Match> matches = s.matcher->match(descriptors, s.options.matching);
   s.timings.match = msSince(t);
-  if (static_cast<int>(matches.size()) < s.options.minInliers)
-    return reject("too few matches: " + std::to_string(matches.size()) + " < " + std::to_string(s.options.minInliers));
-
-  // 4. Homography by RANSAC, then the inlier count and the quad's plausibility.
-  t = Clock::now();
-  std::vector<cv::Point2f> src, dst;
-  src.reserve(matches.size());
-  dst.reserve(matches.size());
-  for (const detection::Match& m : matches) {
-    src.push_back(s.targetPoints[static_cast<size_t>(m.target)]);
-    const detection::Keypoint& k = keypoints[static_cast<size_t>(m.query)];
-    dst.emplace_back(k.x, k.y);
-  }
-  std::vector<unsigned char> mask;
-  const cv::Mat H = cv::findHomography(src, dst, s.options.ransacMethod, s.options.ransacThresholdPx, mask,
-                                       s.options.ransacMaxIterations, s.options.ransacConfidence);
-  s.timings.ransac = msSince(t);
-  if (H.empty()) return reject("no homography");
-  cv::Matx33d homography(H);
-  if (std::abs(homography(2, 2)) > 0) homography *= 1.0 / homography(2, 2);
-  std::vector<cv::Point2f> inSrc, inDst;
-  for (size_t i = 0; i < mask.size(); ++i)
-    if (mask[i] != 0) {
-      inSrc.push_back(src[i]);
-      inDst.push_back(dst[i]);
+  std::optional<Detection> d = s.verify(keypoints, matches);
+  if (!d && s.tiltedMatcher) {
+    t = Clock::now();
+    for (detection::Match m : s.tiltedMatcher->match(descriptors, s.options.matching)) {
+      m.target += s.frontal;
+      matches.push_back(m);
     }
-  const int inliers = static_cast<int>(inSrc.size());
-  if (inliers < s.options.minInliers)
-    return reject("too few inliers: " + std::to_string(inliers) + " < " + std::to_string(s.options.minInliers));
-  const std::string problem = quadProblem(homography, s.targetSize, s.calibration.imageSize, s.options.quad);
-  if (!problem.empty()) return reject(problem);
-
-  // 5. Pose from the inliers.
-  t = Clock::now();
-  Pose pose;
-  try {
-    pose = estimatePose(s.calibration, inSrc, inDst, s.metresPerPixel, s.options.refinePose);
-  } catch (const std::runtime_error& e) {  // IPPE found no pose (degenerate inliers)
-    s.timings.pose = msSince(t);
-    return reject(std::string("no pose: ") + e.what());
+    s.timings.match += msSince(t);
+    d = s.verify(keypoints, matches);
   }
-  s.timings.pose = msSince(t);
-
-  Detection d;
-  d.homography = homography;
-  d.pose = pose;
-  d.inliers = inliers;
-  cv::Point2d corners[4];
-  projectTargetCorners(homography, s.targetSize, corners);
-  for (const cv::Point2d& c : corners) d.corners.emplace_back(static_cast<float>(c.x), static_cast<float>(c.y));
-  d.reprojectionErrorPx = pose.reprojectionErrorPx;
-  d.keypoints = static_cast<int>(keypoints.size());
-  d.matches = static_cast<int>(matches.size());
-  d.timings = s.timings;
+  if (!d) return std::nullopt;
+  d->keypoints = static_cast<int>(keypoints.size());
+  d->matches = static_cast<int>(matches.size());
+  d->timings = s.timings;
   return d;
 }
 

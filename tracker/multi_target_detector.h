@@ -10,11 +10,13 @@
 //               SURF-ES on the GPU (read back for the words) or SurfCpu;
 // 3. recognise: each descriptor's visual word by descending the vocabulary's tree
 //               (detection/vocabulary.h: Nistér and Stewénius's vocabulary tree), then the
-//               inverted index's tf-idf scores: the `shortlist` best targets not excluded;
+//               inverted index's tf-idf scores: the `shortlist` best targets not excluded
+//               (every one not excluded while the detector holds at most `verifyAllUpTo`);
 // 4. verify:    for each shortlisted target in score order, the lane's TargetMatcher
 //               (lane.matcherBackend) against its descriptors with Lowe's ratio test, RANSAC
 //               homography, inlier floor, quad check and planar PnP — exactly DetectionLane's
-//               steps 3-5 (verifyDetection()).
+//               steps 3-5 (verifyDetection(), tracker/detection_lane.h), the target's own
+//               descriptors first and its tilted views' only when those find nothing.
 // Only shortlisted targets are matched, so the cost grows with the shortlist, not the database.
 
 #include <map>
@@ -38,14 +40,32 @@ struct MultiTargetDetectorOptions {
   /// Detector, SURF-ES, ratio test, RANSAC, inlier floor, quad limits, pose: as the single-target
   /// lane (DetectionLaneOptions documents each).
   DetectionLaneOptions lane;
-  /// Targets verified per detect() call at most (>= 1): the inverted index's best.
+  /// Targets verified per detect() call at most (>= 1): the inverted index's best. Not used
+  /// while the detector holds at most verifyAllUpTo targets (every one is verified then).
   int shortlist = 3;
-  /// With maxResults > 1, once a target is found the rest of the shortlist is verified only
-  /// while a candidate scores at least this fraction of the last found target's score, in
-  /// [0, 1]. 0.75: on cmu_book among 1,000 distractors the cover scores 0.20 and the next ones
-  /// 0.13 (0.65 of it: not matched, the detection costs one matching pass); on the 8-print grid
-  /// the second print found in one search scored 0.78 of the first.
+  /// With maxResults > 1 and more than verifyAllUpTo targets held, once a target is found the
+  /// rest of the shortlist is verified only while a candidate scores at least this fraction of
+  /// the last found target's score, in [0, 1]. 0.75: on cmu_book among 1,000 distractors the
+  /// cover scores 0.20 and the next ones 0.13 (0.65 of it: not matched, the detection costs one
+  /// matching pass); on the 8-print grid the second print found in one search scored 0.78 of
+  /// the first.
   double followScoreRatio = 0.75;
+  /// While the detector holds at most this many targets (>= 0; 0: never), detect() verifies
+  /// every target not excluded, best score first, instead of the `shortlist` best, and
+  /// followScoreRatio does not end the verification: a search costs one matching pass per
+  /// target not yet tracked. In a small database every target is one the application wants and
+  /// may be in view, and the scores of small prints among others do not rank them: on the
+  /// 8-print grid (apps/replay/multi_target_sequence.h, frame 1, no target tracked) the inverted
+  /// index ranks graf1 0.68, baboon 0.66, aero3 0.43, chicky_512 0.43, messi5 0.40, butterfly
+  /// 0.39, box 0.29, starry_night 0.28; baboon and aero3 fail verification (10 and 8 inliers),
+  /// so the 3 best found graf1 alone, and with the ratio (0.75 of graf1's 0.68) none of the
+  /// others was verified — the other prints were found one per search over 17 frames. Every
+  /// target verified: 5 of the 8 in frame 1 (8 passes, 98 ms on llvmpipe), the other 3 in the
+  /// next search with the 5 masked (session/target_tracking.cpp repeats it on the same frame);
+  /// fewer searches in all (2 instead of 10), detection 0.43 instead of about 1 ms per frame
+  /// over the 300 frames. 8: the grid, the default tracking.max_targets; among 1,000
+  /// distractors the shortlist and the ratio still bound a search to `shortlist` passes.
+  int verifyAllUpTo = 8;
 };
 
 /// A target found by MultiTargetDetector.
@@ -55,16 +75,6 @@ struct TargetDetection {
   double score = 0;  ///< Its inverted-index score in [0, 1].
 };
 
-/// RANSAC homography target → frame from matched points, inlier floor, quad check and planar PnP
-/// (DetectionLane's steps 4-5). `targetPoints[m.target]` and `frameKeypoints[m.query]` are each
-/// match's ends. Returns std::nullopt with `rejection` set ("too few inliers: 7 < 20", a quad
-/// problem, "no pose: ..."); `ransacMs` and `poseMs` get the stage times.
-std::optional<Detection> verifyDetection(const std::vector<detection::Match>& matches,
-                                         const std::vector<cv::Point2f>& targetPoints,
-                                         const std::vector<detection::Keypoint>& frameKeypoints, cv::Size targetSize,
-                                         double metresPerPixel, const CameraCalibration& calibration,
-                                         const DetectionLaneOptions& options, std::string& rejection, double& ransacMs,
-                                         double& poseMs);
 
 /// Recognition and detection among many targets of one descriptor type, for one frame size.
 /// With the GPU backends it holds GPU resources (SurfEs, two GpuMatchers): the GL context current
@@ -84,11 +94,14 @@ class MultiTargetDetector {
   /// Adds (or replaces) target `id` (>= 0): its model (shared, not copied: keep it unchanged) and
   /// the word id of each of its keypoints.
   /// @throws std::invalid_argument for a descriptor type or orientation other than the
-  ///   detector's, descriptors ≠ keypoints ≠ words, or a word outside the vocabulary.
+  ///   detector's, descriptors ≠ keypoints ≠ words, a word outside the vocabulary, or
+  ///   tiltedKeypoints not in [0, keypoint count).
   void addTarget(int id, std::shared_ptr<const detection::TargetModel> model, const std::vector<int>& words);
   /// Removes target `id` (nothing if absent).
   void removeTarget(int id);
   int targetCount() const;
+  /// True while detect() verifies every target not excluded (at most verifyAllUpTo held, > 0).
+  bool verifiesEveryTarget() const;
 
   /// Finds up to `maxResults` targets in `gray` (CV_8UC1 of the calibration's size), skipping the
   /// ids in `excluded` and the keypoints inside the polygons of `masks` (frame pixels). The masks
@@ -115,7 +128,9 @@ class MultiTargetDetector {
   /// Stage times of the last detect(), ms: detect (FAST), describe, match (words + candidates),
   /// ransac, pose.
   const DetectionTimings& lastTimings() const;
-  /// The last shortlist, (id, score), best first.
+  /// The last shortlist, (id, score), best first: the candidates of the last detect(), in the
+  /// order it verifies them (within verifyAllUpTo targets held: every target not excluded that
+  /// shares a word with the frame).
   const std::vector<std::pair<int, double>>& lastShortlist() const;
   /// Why the last detect() found nothing ("" when it found a target).
   const std::string& lastRejection() const;

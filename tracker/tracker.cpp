@@ -77,7 +77,10 @@ struct Tracker::Impl {
     if (!o.detectionEnabled && !o.trackingEnabled)
       throw std::invalid_argument("TrackerOptions: detectionEnabled and trackingEnabled are both false");
     if (o.detectionEnabled) detectionLane.emplace(caps, model, calibration, o.detection);
-    if (o.trackingEnabled) trackingLane.emplace(model, calibration, o.tracking);
+    // Without tracking the lane still refines each detection in its own frame (no earlier frame
+    // is used): the NCC patches fit the target more closely than the keypoint matches.
+    if (o.trackingEnabled || (o.detectionEnabled && o.refineDetections))
+      trackingLane.emplace(model, calibration, o.tracking);
   }
 
   TrackerOptions options;
@@ -100,6 +103,13 @@ struct Tracker::Impl {
   /// lane blurs its templates with; starts at TrackingLaneOptions::blurExposure.
   double exposure = options.tracking.blurExposure;
   long long frameCount = 0;  // track() calls so far
+
+  /// The frame's pyramid for the tracking lane (its time added to r's).
+  void buildPyramid(TrackResult& r) {
+    const auto t = Clock::now();
+    pyramid.build(gray, 2);  // the lane adds the coarser levels when it needs them
+    r.timings.tracking.pyramid += msSince(t);
+  }
 
   /// One try of the tracking lane on this frame, its timings added to r's.
   std::optional<TrackedTarget> follow(TrackingPrior prior, TrackResult& r) {
@@ -205,6 +215,7 @@ struct Tracker::Impl {
     }
     framesSinceDetection = 0;
     if (trackingLane && options.refineDetections) {
+      if (!options.trackingEnabled) buildPyramid(r);
       TrackingPrior prior;
       prior.predicted = d->homography;
       std::optional<TrackedTarget> refined = follow(prior, r);
@@ -303,12 +314,9 @@ TrackResult Tracker::track(const cv::Mat& frame) {
   r.timings.convert = msSince(t);
 
   bool found = false;
-  if (s.trackingLane) {
-    t = Clock::now();
-    s.pyramid.build(s.gray, 2);  // the lane adds the coarser levels when it needs them
-    r.timings.tracking.pyramid += msSince(t);
-  }
-  const std::optional<TrackingPrior> predicted = s.trackingLane ? s.predictedPrior() : std::nullopt;
+  const bool tracks = s.options.trackingEnabled && s.trackingLane;
+  if (tracks) s.buildPyramid(r);  // without tracking, only when a detection is to be refined
+  const std::optional<TrackingPrior> predicted = tracks ? s.predictedPrior() : std::nullopt;
   if (predicted) {
     std::optional<TrackedTarget> tracked = s.follow(*predicted, r);
     if (!tracked) {
@@ -343,7 +351,7 @@ TrackResult Tracker::track(const cv::Mat& frame) {
         if (found) r.state = TrackerState::Detecting;
       }
     }
-  } else if (s.trackingLane && s.lastFound && s.framesLost <= s.options.retrackLostFrames &&
+  } else if (tracks && s.lastFound && s.framesLost <= s.options.retrackLostFrames &&
              [&] {
                // Where it was lost, searched over the lane's widest range.
                TrackingPrior prior;

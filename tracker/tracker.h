@@ -11,7 +11,11 @@
 //
 // - No target known: the detection lane runs on the frame. A detection is then refined by the
 //   tracking lane (the detection's homography as the prediction: NCC patches at full resolution
-//   fit the target more closely than the keypoint matches do), when refineDetections is on.
+//   fit the target more closely than the keypoint matches do), when refineDetections is on —
+//   also with trackingEnabled off, where every frame is detected and refined on its own: on
+//   all 531 frames of tmt_bookI 68.9 / 68.9 % within 5 / 10 px instead of 63.3 / 68.2 %
+//   (median error 0.91 instead of 2.06 px), with target.view_tilt_deg 65 84.6 / 86.3 % instead
+//   of 70.8 / 81.2 % (OpenCV SIFT per frame: 72.7 / 74.0 %).
 // - Target known: the motion model predicts the homography and how far it may miss (its last
 //   miss, MotionModel::lastMissPx), the tracking lane follows it, searching as far as the
 //   predicted speed and that miss ask (from quarter or eighth resolution for fast motion, PTAM's
@@ -78,12 +82,14 @@ struct TrackerOptions {
   DetectionLaneOptions detection;
   TrackingLaneOptions tracking;
   MotionModelKind motion = MotionModelKind::ConstantVelocity;
-  /// False: no tracking lane, the detection lane runs on every frame.
+  /// False: no frame-to-frame tracking, the detection lane runs on every frame (its detections
+  /// are still refined by the tracking lane in their own frame while refineDetections is on).
   bool trackingEnabled = true;
   /// False: no detection lane; the target must be given by initialise() (tests of the tracking
   /// lane alone, or a caller with its own detector).
   bool detectionEnabled = true;
-  /// Refine each detection with the tracking lane in the same frame (see the top of this file).
+  /// Refine each detection with the tracking lane in the same frame (see the top of this file),
+  /// with or without trackingEnabled: the refinement uses no earlier frame.
   bool refineDetections = true;
   /// While tracking, run a detection every N frames (>= 0; 0 = never); a detection found then
   /// replaces the tracked homography and restarts the motion model (corrects drift and false

@@ -61,6 +61,10 @@ struct MultiTargetReport {
   /// Tracker time per frame, ms (one Session: FrameTimings::total; alone: the sum over the
   /// Sessions, each of which also has PrintScore::meanMs).
   double meanMs = 0, medianMs = 0;
+  /// Of meanMs, ms per frame: the detection lane (FAST, describe, match, RANSAC, pose), and the
+  /// tracking lanes (the frame's pyramid, NCC searches, pose), of which the pyramids (each lane
+  /// builds its own).
+  double detectionMeanMs = 0, trackingMeanMs = 0, pyramidMeanMs = 0;
 };
 
 /// Runs the evaluation, a progress line every request.progressEvery frames.

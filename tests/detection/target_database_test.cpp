@@ -134,8 +134,36 @@ TEST(TargetDatabase, RecognisesEachTargetFromAnotherViewAndRoundTrips) {
   EXPECT_EQ(back.find("boat"), 1);
   EXPECT_EQ(back.targets()[1].words, db.targets()[1].words);
   EXPECT_EQ(cv::norm(back.targets()[2].model.descriptors, db.targets()[2].model.descriptors, cv::NORM_INF), 0.0);
+  EXPECT_GT(db.targets()[2].model.tiltedKeypoints, 0);  // trained with the tilted views (the default)
+  EXPECT_EQ(back.targets()[2].model.tiltedKeypoints, db.targets()[2].model.tiltedKeypoints);
   EXPECT_EQ(cv::norm(back.vocabulary().words(), db.vocabulary().words(), cv::NORM_INF), 0.0);
   EXPECT_TRUE(db.lookAlikes(0.9).empty()) << "three different scenes are not look-alikes";
+}
+
+TEST(TargetDatabase, TheVocabularyIsTrainedOnTheTargetsOwnViews) {
+  // The same three targets with their tilted views and without: the same words (k-means over the
+  // targets' own descriptors only), and the same word for each of their own keypoints.
+  NFT_REQUIRE_DATA("oxford/wall/img1.png");
+  auto withViews = threeTargets();
+  auto without = withViews;
+  for (auto& [name, model] : without) {
+    const int own = model.descriptors.rows - model.tiltedKeypoints;
+    ASSERT_LT(own, model.descriptors.rows) << name << " has no tilted views";
+    model.descriptors = model.descriptors.rowRange(0, own).clone();
+    model.keypoints.resize(static_cast<size_t>(own));
+    model.tiltedKeypoints = 0;
+  }
+  const TargetDatabase a = TargetDatabase::build(withViews), b = TargetDatabase::build(without);
+  EXPECT_EQ(cv::norm(a.vocabulary().words(), b.vocabulary().words(), cv::NORM_INF), 0.0);
+  for (size_t i = 0; i < 3; ++i) {
+    const std::vector<int>& wa = a.targets()[i].words;
+    const std::vector<int>& wb = b.targets()[i].words;
+    ASSERT_EQ(wa.size(), a.targets()[i].model.keypoints.size());
+    EXPECT_TRUE(std::equal(wb.begin(), wb.end(), wa.begin())) << a.targets()[i].name;
+  }
+  auto badCount = withViews;
+  badCount[0].second.tiltedKeypoints = badCount[0].second.descriptors.rows;  // no own view
+  EXPECT_THROW(TargetDatabase::build(badCount), std::invalid_argument);
 }
 
 TEST(TargetDatabase, BadFilesAreErrorsNamingTheFileAndNothingIsHalfWritten) {

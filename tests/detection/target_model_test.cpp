@@ -33,6 +33,7 @@ TargetModel sampleModel() {
   m.descriptors.create(5, 64, CV_32F);
   rng.fill(m.descriptors, cv::RNG::UNIFORM, -1.0, 1.0);
   m.patches = {{{12.5f, 7.25f}, 0, 3.5f}, {{40.0f, 30.0f}, 1, 0.25f}};
+  m.tiltedKeypoints = 2;  // the last two from tilted views
   m.quality.keypointCount = 5;
   m.quality.coverage = 0.125;
   m.quality.distinctness = 0.8;
@@ -91,6 +92,7 @@ TEST_F(TargetModelFile, RoundTripIsExact) {
     EXPECT_EQ(back.keypoints[i].octave, m.keypoints[i].octave);
   }
   EXPECT_EQ(cv::norm(back.descriptors, m.descriptors, cv::NORM_INF), 0.0);
+  EXPECT_EQ(back.tiltedKeypoints, 2);
   ASSERT_EQ(back.patches.size(), 2u);
   EXPECT_EQ(back.patches[1].position, m.patches[1].position);
   EXPECT_EQ(back.patches[1].level, 1);
@@ -134,9 +136,12 @@ TEST_F(TargetModelFile, TruncatedFilesAreRejected) {
 TEST_F(TargetModelFile, OtherVersionsAndOtherFilesHaveTheirOwnMessages) {
   saveTargetModel(sampleModel(), path_);
   std::vector<char> b = bytes();
-  b[4] = 2;  // format version 2
+  b[4] = 3;  // format version 3
   write(b);
-  EXPECT_NE(loadError().find("format version 2, but this build reads version 1"), std::string::npos) << loadError();
+  EXPECT_NE(loadError().find("format version 3, but this build reads version 2"), std::string::npos) << loadError();
+  b[4] = 1;  // version 1, before the tilted-view count
+  write(b);
+  EXPECT_NE(loadError().find("format version 1, but this build reads version 2"), std::string::npos) << loadError();
   write({'P', 'N', 'G', '!', 0, 0, 0, 0});
   EXPECT_NE(loadError().find("not a target model file"), std::string::npos) << loadError();
   std::filesystem::remove(path_);
@@ -147,6 +152,10 @@ TEST_F(TargetModelFile, InconsistentModelsAreNotWritten) {
   TargetModel m = sampleModel();
   m.descriptors = m.descriptors.rowRange(0, 4).clone();
   EXPECT_THROW(saveTargetModel(m, path_), std::invalid_argument);
+  EXPECT_FALSE(std::filesystem::exists(path_));
+  TargetModel tilted = sampleModel();
+  tilted.tiltedKeypoints = 6;  // more tilted-view keypoints than keypoints
+  EXPECT_THROW(saveTargetModel(tilted, path_), std::invalid_argument);
   EXPECT_FALSE(std::filesystem::exists(path_));
   EXPECT_THROW(saveTargetModel(sampleModel(), (dir_ / "missing" / "t.nftm").string()), std::runtime_error);
 }

@@ -112,10 +112,15 @@ TEST(TargetTrainer, TiltedViewsMatchASteeplyTiltedTarget) {
     return correct;
   };
   TargetTrainerOptions options;
+  options.viewTiltDeg = 0;
   const TargetModel plain = train(cover, options);
   options.viewTiltDeg = 65;
   const TargetModel views = train(cover, options);
   EXPECT_GT(views.keypoints.size(), plain.keypoints.size() + 500) << "four views of up to 250 keypoints each";
+  // The target's own keypoints first, as without views; the views' counted at the end.
+  EXPECT_EQ(plain.tiltedKeypoints, 0);
+  EXPECT_EQ(static_cast<size_t>(views.tiltedKeypoints), views.keypoints.size() - plain.keypoints.size());
+  EXPECT_EQ(cv::norm(views.descriptors.rowRange(0, plain.descriptors.rows), plain.descriptors, cv::NORM_INF), 0.0);
   for (const Keypoint& k : views.keypoints) {
     ASSERT_GE(k.x, -1.0f);
     ASSERT_LE(k.x, static_cast<float>(views.image.cols));

@@ -5,7 +5,9 @@
 // On the built-in synthetic sequence (opencv-doc's graf1.png, exact ground truth).
 // The multi-target search restricted to the part of the frame the tracked targets leave
 // (tracker/multi_target_detector.h: masks before the keypoint budget): all 8 prints of the grid,
-// baboon and aero3 included, found by one Session.
+// baboon and aero3 included, found by one Session — in its first frame (issue 20): a small
+// database's search verifies every target (MultiTargetDetectorOptions::verifyAllUpTo), and a
+// search that found targets is repeated on the same frame with them masked.
 
 #include <gtest/gtest.h>
 
@@ -15,9 +17,14 @@
 
 #include "apps/replay/multi_target_sequence.h"
 #include "apps/replay/synthetic_sequence.h"
+#include "config/config.h"
+#include "detection/vocabulary.h"
 #include "gpu/gpu_test.h"
 #include "nft/session.h"
+#include "session/pipeline_options.h"
+#include "session/target_loader.h"
 #include "tracker/detection_lane.h"
+#include "tracker/multi_target_detector.h"
 #include "tracker/preset_run.h"
 #include "tracker/tracker.h"
 #include "tracker/train_image.h"
@@ -94,11 +101,16 @@ TEST_F(RegionDetectionTest, AfterALossTheTrackerLooksNearTheLastPoseFirst) {
 TEST(MultiTargetSearch, OneSessionFindsAllEightPrintsOfTheGrid) {
   // 8 prints of about 145 px in view (apps/replay/multi_target_sequence.h). baboon and aero3 have
   // few strong corners at that size: they are found only when the searches spend the keypoint
-  // budget on the part of the frame the tracked prints leave (measured: frame 31 for both, the
-  // last of the 8 at frame 36; before the masked budget, never).
+  // budget on the part of the frame the tracked prints leave (before the masked budget, never).
+  // Measured (targets trained from the image alone, target.view_tilt_deg 0): all 8 in the first
+  // frame — 5 in the first search, which verifies every print, the other 3 (starry_night, baboon,
+  // aero3) in its repeat with the 5 masked; with one search a frame, those 3 in frame 1. With
+  // tilted views too (view_tilt_deg 65): 6 in frame 0, baboon and aero3 in frame 1. Before (the
+  // 3 best-scored verified, then only those scoring 0.75 of a found one; the next search on the
+  // next frame or 5 frames later): graf1 in frame 0, the others one per search in frames 10–16.
   replay::MultiTargetSequenceOptions o;
   o.layout = replay::MultiTargetLayout::Grid;
-  o.frames = 60;
+  o.frames = 30;
   const replay::MultiTargetSequence grid(o);
   Session session;
   for (const replay::MultiTargetPrint& p : grid.prints()) session.addTarget(p.image, p.name, p.widthM);
@@ -119,12 +131,82 @@ TEST(MultiTargetSearch, OneSessionFindsAllEightPrintsOfTheGrid) {
       if (i == grid.frameCount() - 1) lastError[k] = error;
     }
   }
+  EXPECT_GE(std::count(firstFound.begin(), firstFound.end(), 0), 6) << "prints found in the first frame";
   for (size_t k = 0; k < firstFound.size(); ++k) {
     EXPECT_GE(firstFound[k], 0) << grid.prints()[k].name << " never found";
-    EXPECT_LE(firstFound[k], 50) << grid.prints()[k].name;
+    EXPECT_LE(firstFound[k], 1) << grid.prints()[k].name;
     EXPECT_GE(lastError[k], 0) << grid.prints()[k].name << " not found in the last frame";
     EXPECT_LT(lastError[k], 5.0) << grid.prints()[k].name;
   }
+}
+
+class MultiTargetDetectorGridTest : public gpu::testing::GpuTest {};
+
+TEST_F(MultiTargetDetectorGridTest, ASmallDatabaseVerifiesEveryTarget) {
+  // The grid's first frame, no print tracked, the recogniser built as the Session builds it,
+  // from targets trained on the image alone (target.view_tilt_deg 0: the measurement below).
+  replay::MultiTargetSequenceOptions o;
+  o.layout = replay::MultiTargetLayout::Grid;
+  o.frames = 1;
+  const replay::MultiTargetSequence grid(o);
+  cv::Mat gray;
+  cv::cvtColor(grid.render(0), gray, cv::COLOR_BGR2GRAY);
+  config::Config config;
+  config.target.viewTiltDeg = 0;
+  const session::PipelineOptions options = session::pipelineOptions(config);
+  std::vector<std::shared_ptr<const detection::TargetModel>> models;
+  std::vector<cv::Mat> all;
+  for (const replay::MultiTargetPrint& p : grid.prints()) {
+    models.push_back(std::make_shared<const detection::TargetModel>(
+        session::trainTargetImage(p.image, p.name, options, caps()).model));
+    all.push_back(models.back()->descriptors);
+  }
+  cv::Mat descriptors;
+  cv::vconcat(all, descriptors);
+  detection::VocabularyOptions vo;
+  vo.depth = 2;  // as the Session's for targets added one by one (under 20,000 descriptors)
+  ASSERT_LT(descriptors.rows, 20000);
+  const detection::Vocabulary vocabulary = detection::Vocabulary::train(descriptors, vo);
+  const CameraCalibration calibration = session::cameraCalibration(config::Config{}.camera, grid.frameSize());
+
+  // Each print found lies within 10 px of its true corners (alignment error, as nft_eval's
+  // accurate detection); returns how many were found.
+  const auto run = [&](int verifyAllUpTo, size_t& shortlisted) {
+    MultiTargetDetectorOptions mo;
+    mo.lane = options.tracker.detection;
+    mo.shortlist = options.shortlist;
+    mo.verifyAllUpTo = verifyAllUpTo;
+    MultiTargetDetector detector(caps(), calibration, vocabulary, models.front()->descriptorType,
+                                 models.front()->orientation, mo);
+    for (size_t k = 0; k < models.size(); ++k)
+      detector.addTarget(static_cast<int>(k), models[k], vocabulary.quantize(models[k]->descriptors));
+    // The Session repeats a productive search on the same frame only while this holds.
+    EXPECT_EQ(detector.verifiesEveryTarget(), verifyAllUpTo >= static_cast<int>(models.size()));
+    const std::vector<TargetDetection> found = detector.detect(gray, {}, {}, 8);
+    shortlisted = detector.lastShortlist().size();
+    for (const TargetDetection& d : found)  // unrefined: the Session refines them with the NCC patches
+      EXPECT_LT(testing::cornerAlignmentError(d.detection.corners, grid.corners(d.target, 0)), 10.0)
+          << grid.prints()[static_cast<size_t>(d.target)].name;
+    return found.size();
+  };
+  // Measured: every print verified finds 5 (graf1, chicky_512, messi5, butterfly, box; baboon,
+  // aero3 and starry_night have 8–10 inliers of the 20 needed without masks); the 3 best-scored
+  // (graf1, baboon, aero3) and the follow ratio find graf1 alone.
+  size_t shortlistedAll = 0, shortlistedBest = 0;
+  const size_t everyTarget = run(8, shortlistedAll);
+  const size_t bestThree = run(0, shortlistedBest);
+  EXPECT_EQ(shortlistedAll, 8u);
+  EXPECT_EQ(shortlistedBest, 3u);
+  EXPECT_GE(everyTarget, 5u);
+  EXPECT_LT(bestThree, everyTarget);
+  // More targets than verifyAllUpTo: the shortlist again.
+  EXPECT_EQ(run(7, shortlistedBest), bestThree);
+  EXPECT_EQ(shortlistedBest, 3u);
+  MultiTargetDetectorOptions bad;
+  bad.verifyAllUpTo = -1;
+  EXPECT_THROW(MultiTargetDetector(caps(), calibration, vocabulary, models.front()->descriptorType,
+                                   models.front()->orientation, bad),
+               std::invalid_argument);
 }
 
 }  // namespace

@@ -43,18 +43,22 @@ inline constexpr int kTmtTrainingFastThreshold = 20;
 /// so the model's corners (0,0), (w,0), (w,h), (0,h) are target.png's corners, and the detection
 /// lane's Detection::corners compare directly with gt.tsv. Needs the GL context current.
 /// @throws std::runtime_error if target.png is unreadable.
+/// `viewTiltDeg`: TargetTrainerOptions::viewTiltDeg (the default: the tilted views).
 inline detection::TargetModel trainTmtTarget(const gpu::Capabilities& caps, int upscale = kTmtTrainingUpscale,
                                              double widthMetres = 0.20,
-                                             int fastThreshold = kTmtTrainingFastThreshold) {
+                                             int fastThreshold = kTmtTrainingFastThreshold,
+                                             double viewTiltDeg = detection::TargetTrainerOptions{}.viewTiltDeg) {
   cv::Mat target = loadGray("video/tmt_bookI/target.png");
   if (upscale > 1) cv::resize(target, target, cv::Size(), upscale, upscale, cv::INTER_CUBIC);
   detection::TargetTrainerOptions options;
   options.widthMetres = widthMetres;
   options.detector.threshold = fastThreshold;
+  options.viewTiltDeg = viewTiltDeg;
   options.workingSize = std::max(target.cols, target.rows);
   detection::SurfEsOptions surfOptions;
-  surfOptions.maxWidth = target.cols;
-  surfOptions.maxHeight = target.rows;
+  // The tilted views fit in the longest side's square (a view's extent along x or y is a convex
+  // combination of the image's width and height), as in session::trainTargetImage.
+  surfOptions.maxWidth = surfOptions.maxHeight = std::max(target.cols, target.rows);
   surfOptions.maxKeypoints = options.detector.maxKeypoints;
   detection::SurfEs surf(caps, surfOptions);
   return detection::trainTarget(target, options, [&](const cv::Mat& gray, std::vector<detection::Keypoint>& kps) {
