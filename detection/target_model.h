@@ -59,7 +59,9 @@ struct TargetModel {
   /// and the recogniser's inverted index holds their words only: with the tilted views' too,
   /// among 1,000 distractors the pan layout's graf1 and starry_night were found in 10.5 and 0 %
   /// of their frames instead of 89.5 and 50.7 % (README.md, "Several targets").
-  cv::Mat frontalDescriptors() const { return descriptors.rowRange(0, descriptors.rows - tiltedKeypoints); }
+  cv::Mat frontalDescriptors() const { return descriptors.rowRange(0, frontalKeypoints()); }
+  /// keypoints.size() − tiltedKeypoints: the target's own keypoints, first in `keypoints`.
+  int frontalKeypoints() const { return static_cast<int>(keypoints.size()) - tiltedKeypoints; }
 
   /// Metres per working-image pixel: widthMetres / image.cols.
   double metresPerPixel() const { return image.cols > 0 ? widthMetres / image.cols : 0.0; }

@@ -87,11 +87,6 @@ const detection::TargetModel& checkedModel(const detection::TargetModel& m) {
   return m;
 }
 
-/// The model's frontal keypoints (those not from tilted views).
-size_t frontalKeypoints(const detection::TargetModel& m) {
-  return m.keypoints.size() - static_cast<size_t>(m.tiltedKeypoints);
-}
-
 }  // namespace
 
 std::optional<Detection> verifyDetection(const std::vector<detection::Match>& matches,
@@ -168,7 +163,7 @@ struct DetectionLane::Impl {
         calibration(cal),
         targetSize(model.image.size()),
         metresPerPixel(model.metresPerPixel()),
-        detector(frameDetector(o, frontalKeypoints(model))),
+        detector(frameDetector(o, static_cast<size_t>(model.frontalKeypoints()))),
         describer(std::move(d)),
         matcher(std::move(m)),
         tiltedMatcher(std::move(tilted)) {
@@ -179,7 +174,7 @@ struct DetectionLane::Impl {
     targetPoints.reserve(model.keypoints.size());
     for (const detection::Keypoint& k : model.keypoints) targetPoints.emplace_back(k.x, k.y);
     if (tiltedMatcher) {
-      frontal = static_cast<int>(frontalKeypoints(model));
+      frontal = model.frontalKeypoints();
       matcher->setTarget(model.descriptors.rowRange(0, frontal));
       tiltedMatcher->setTarget(model.descriptors.rowRange(frontal, model.descriptors.rows));
     } else {

@@ -112,8 +112,7 @@ void MultiTargetDetector::addTarget(int id, std::shared_ptr<const detection::Tar
   // The index scores the target's own view only: its tilted views' words (a frame rarely shows
   // them) diluted its tf-idf histogram, and among 1,000 distractors the pan layout's prints
   // dropped out of the shortlist (graf1 found in 10.5 % of its frames instead of 89.5 %).
-  const size_t frontal = words.size() - static_cast<size_t>(model->tiltedKeypoints);
-  s.index.add(id, std::vector<int>(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(frontal)));
+  s.index.add(id, std::vector<int>(words.begin(), words.begin() + model->frontalKeypoints()));
   Impl::Target t{std::move(model), {}};
   for (const detection::Keypoint& k : t.model->keypoints) t.points.emplace_back(k.x, k.y);
   s.targets[id] = std::move(t);
@@ -216,7 +215,7 @@ std::vector<TargetDetection> MultiTargetDetector::detect(const cv::Mat& gray, co
     if (!verifyAll && !found.empty() && score < s.options.followScoreRatio * found.back().score) break;
     const Impl::Target& target = s.targets.at(id);
     const cv::Mat& targetDescriptors = target.model->descriptors;
-    const int frontal = targetDescriptors.rows - target.model->tiltedKeypoints;
+    const int frontal = target.model->frontalKeypoints();
     // As DetectionLane: the target's own descriptors first, its tilted views' only when those
     // find nothing (their matches added to the first ones) — in a small database, where every
     // target is verified. In a large one most candidates are distractors, each of which would
