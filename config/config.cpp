@@ -499,7 +499,9 @@ const std::vector<Section>& schema() {
                   intField("cell_size", &Config::detector, &DetectorConfig::cellSize, atLeast(0)),
                   numberField("base_scale", &Config::detector, &DetectorConfig::baseScale, above(0)),
                   numberField("target_keypoint_factor", &Config::detector, &DetectorConfig::targetKeypointFactor,
-                              atLeast(0))}});
+                              atLeast(0)),
+                  numberField("first_pass_fraction", &Config::detector, &DetectorConfig::firstPassFraction,
+                              openClosed(0, 1))}});
     s.push_back({"descriptor",
                  {enumField("type", &Config::descriptor, &DescriptorConfig::type, kDescriptorTypes),
                   enumField("orientation", &Config::descriptor, &DescriptorConfig::orientation, kOrientations),

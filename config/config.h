@@ -130,6 +130,10 @@ struct DetectorConfig {
   /// target (tracker/detection_lane.h has the measurement); 0 = max_keypoints always. Number >= 0.
   /// Default 2.0.
   double targetKeypointFactor = 2.0;
+  /// `first_pass_fraction`: the detection lane describes and matches the strongest this share of
+  /// the frame's keypoints first, and the rest only when those find no target (tracker/
+  /// detection_lane.h has the measurement); 1 = one pass over all. Number in (0, 1]. Default 0.5.
+  double firstPassFraction = 0.5;
 };
 
 /// `descriptor:` SURF-ES on the GPU (detection/surf_es.h) and its CPU twin.

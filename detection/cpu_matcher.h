@@ -1,5 +1,6 @@
 #pragma once
-// Brute-force descriptor matching on the CPU (OpenCV's BFMatcher, L2, k = 2) with the
+// Brute-force descriptor matching on the CPU (L2, the two nearest: twoNearest() of
+// detection/nearest_neighbours.h, which gives OpenCV BFMatcher's results faster) with the
 // project's ratio test, cross-check and Laplacian-sign pruning: the fallback of GpuMatcher
 // where no GPU lane runs, and its reference in tests (same interface, same results up to the
 // GPU's distance quantisation).
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "detection/match.h"
+#include "detection/nearest_neighbours.h"
 
 namespace nft::detection {
 
@@ -36,7 +38,8 @@ class CpuMatcher {
                            const LaplacianSigns& signs = {}) const;
 
  private:
-  cv::Mat targets_;
+  cv::Mat targets_;        ///< the rows given (queries of the cross-check's reverse search)
+  DescriptorTable table_;  ///< the same, laid out for twoNearest()
   LaplacianSigns targetSigns_;
 };
 

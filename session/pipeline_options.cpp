@@ -82,6 +82,7 @@ PipelineOptions pipelineOptions(const config::Config& c, const std::string& /*so
   d.matching.ratio = static_cast<float>(c.matcher.ratio);
   d.matching.crossCheck = c.matcher.crossCheck;
   d.targetKeypointFactor = c.detector.targetKeypointFactor;
+  d.firstPassFraction = c.detector.firstPassFraction;
   d.descriptorBackend = backendOf(c.descriptor.backend);
   d.matcherBackend = backendOf(c.matcher.backend);
   d.ransacMethod = ransacMethodFlag(c.ransac.method);

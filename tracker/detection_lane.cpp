@@ -39,6 +39,9 @@ void validate(const DetectionLaneOptions& o) {
   if (!(o.regionKeypointFraction > 0 && o.regionKeypointFraction <= 1))
     throw std::invalid_argument("DetectionLaneOptions::regionKeypointFraction must be in (0, 1], got " +
                                 std::to_string(o.regionKeypointFraction));
+  if (!(o.firstPassFraction > 0 && o.firstPassFraction <= 1))
+    throw std::invalid_argument("DetectionLaneOptions::firstPassFraction must be in (0, 1], got " +
+                                std::to_string(o.firstPassFraction));
   detection::validateMatchOptions(o.matching);
 }
 
@@ -85,6 +88,14 @@ const detection::TargetModel& checkedModel(const detection::TargetModel& m) {
                                 std::to_string(m.tiltedKeypoints) + " is not in [0, " +
                                 std::to_string(m.keypoints.size()) + ") (it needs frontal keypoints)");
   return m;
+}
+
+/// Keypoints of detect()'s first pass: the strongest firstPassFraction of `count`, or all of them
+/// when that share would be under 4 × minInliers (too few to find a target reliably).
+size_t firstPass(size_t count, const DetectionLaneOptions& o) {
+  if (o.matching.crossCheck) return count;
+  const size_t first = static_cast<size_t>(std::ceil(o.firstPassFraction * static_cast<double>(count)));
+  return first < 4 * static_cast<size_t>(o.minInliers) ? count : std::min(first, count);
 }
 
 }  // namespace
@@ -279,26 +290,58 @@ std::optional<Detection> DetectionLane::detect(const cv::Mat& frame, const cv::R
   s.timings.detect = msSince(t);
   if (keypoints.size() < 4) return reject("too few keypoints: " + std::to_string(keypoints.size()));
 
-  // 2. Descriptors (a GPU describer leaves them on the GPU unless the matcher needs them here).
-  t = Clock::now();
-  const detection::FrameDescriptors descriptors =
-      s.describer->describe(frame, keypoints, s.matcher->needsHostQueries(s.options.matching));
-  s.timings.describe = msSince(t);
-
-  // 3. Matching with the ratio test (a GPU readback waits for the GPU): the frontal descriptors,
-  // then, only when they find nothing, the tilted views' as well (most frames show the target
-  // within the tilt the frontal descriptors match; the tilted views triple the matching).
-  t = Clock::now();
-  std::vector<detection::Match> matches = s.matcher->match(descriptors, s.options.matching);
-  s.timings.match = msSince(t);
-  std::optional<Detection> d = s.verify(keypoints, matches);
-  if (!d && s.tiltedMatcher) {
-    t = Clock::now();
-    for (detection::Match m : s.tiltedMatcher->match(descriptors, s.options.matching)) {
-      m.target += s.frontal;
-      matches.push_back(m);
+  // 2-3. Descriptors and matching with the ratio test, in two passes: the strongest
+  // firstPassFraction of the keypoints, then, only when they find nothing, the rest (each
+  // query's nearest neighbours do not depend on the other queries, so the two passes' matches
+  // together are those of one pass over all). A GPU describer leaves the descriptors on the GPU
+  // unless the matcher needs them here; a GPU readback waits for the GPU.
+  const auto describe = [&](size_t begin, size_t end) {
+    std::vector<detection::Keypoint> part(keypoints.begin() + static_cast<std::ptrdiff_t>(begin),
+                                          keypoints.begin() + static_cast<std::ptrdiff_t>(end));
+    const auto start = Clock::now();
+    detection::FrameDescriptors out =
+        s.describer->describe(frame, part, s.matcher->needsHostQueries(s.options.matching));
+    std::copy(part.begin(), part.end(), keypoints.begin() + static_cast<std::ptrdiff_t>(begin));  // angles
+    s.timings.describe += msSince(start);
+    return out;
+  };
+  const auto match = [&](detection::TargetMatcher& matcher, const detection::FrameDescriptors& queries, size_t begin,
+                         int targetOffset, std::vector<detection::Match>& into) {
+    const auto start = Clock::now();
+    for (detection::Match m : matcher.match(queries, s.options.matching)) {
+      m.query += static_cast<int>(begin);
+      m.target += targetOffset;
+      into.push_back(m);
     }
-    s.timings.match += msSince(t);
+    s.timings.match += msSince(start);
+  };
+  const size_t split = firstPass(keypoints.size(), s.options);
+  std::vector<std::pair<size_t, size_t>> passes;  // [begin, end) of the keypoints of each pass
+  std::vector<detection::FrameDescriptors> described;
+  std::vector<detection::Match> matches;
+  std::optional<Detection> d;
+  for (const size_t end : {split, keypoints.size()}) {
+    const size_t begin = passes.empty() ? 0 : passes.back().second;
+    if (end <= begin) continue;
+    passes.emplace_back(begin, end);
+    described.push_back(describe(begin, end));
+    match(*s.matcher, described.back(), begin, 0, matches);
+    d = s.verify(keypoints, matches);
+    if (d) break;
+  }
+  // The tilted views' descriptors only when the frontal ones find nothing (most frames show the
+  // target within the tilt the frontal descriptors match; the tilted views triple the matching).
+  // The last pass's descriptors first: a GPU describer's output is valid only until its next
+  // call, so an earlier pass's that are on the GPU only are described again.
+  // The matches are added in keypoint order, as one pass over all keypoints adds them.
+  if (!d && s.tiltedMatcher) {
+    std::vector<std::vector<detection::Match>> tilted(passes.size());
+    for (size_t p = passes.size(); p-- > 0;) {
+      if (p + 1 < passes.size() && !described[p].onHost())
+        described[p] = describe(passes[p].first, passes[p].second);
+      match(*s.tiltedMatcher, described[p], passes[p].first, s.frontal, tilted[p]);
+    }
+    for (const std::vector<detection::Match>& part : tilted) matches.insert(matches.end(), part.begin(), part.end());
     d = s.verify(keypoints, matches);
   }
   if (!d) return std::nullopt;

@@ -9,7 +9,10 @@
 //              stay on the GPU, no readback) or SurfCpu on the CPU.
 // 3. match:    the lane's TargetMatcher against the target's descriptors (set once, in the
 //              constructor): GpuMatcher (only the match list is read back) or CpuMatcher
-//              (BFMatcher); nearest two, Lowe's ratio test, optional cross-check. A model with
+//              (detection/nearest_neighbours.h); nearest two, Lowe's ratio test, optional
+//              cross-check. Steps 2-5 run in two passes over the keypoints: the strongest
+//              firstPassFraction of them first, and the rest only when those find no target
+//              (their matches added to the first pass's, steps 4-5 again). A model with
 //              tilted views (TargetModel::tiltedKeypoints, ASIFT's simulated tilts) is matched
 //              in two steps: the target's own descriptors first, and only when steps 4–5 find
 //              nothing with those, the tilted views' too (their matches added to the first
@@ -129,6 +132,19 @@ struct DetectionLaneOptions {
   /// 63.8 / 68.9 % within 5 / 10 px at 1.12 × ORB's time per frame; 2.0 (798) 63.1 / 68.2 % at
   /// 0.77 ×; 1.5 (600) 61.4 / 66.9 % at 0.64 ×. cmu_book's cover (1000 keypoints) is unaffected.
   double targetKeypointFactor = 2.0;
+  /// Steps 2-5 (describe, match, verify) on the strongest this share of the frame's keypoints
+  /// first, and on the rest only when those find no target, in (0, 1]; 1 = one pass. A pass
+  /// under 4 × minInliers keypoints is not split off (too few to find a target). Where the
+  /// target is in view its strongest keypoints usually suffice, so most frames describe half
+  /// as many; a frame without it costs one more RANSAC on the first pass's matches. With the
+  /// cross-check the second pass's reverse search covers only its own keypoints, so
+  /// matching.crossCheck describes all keypoints in one pass.
+  /// Measured with nft_eval tracking on all 531 frames of tmt_bookI (detection alone, the
+  /// detections refined; CPU lanes, llvmpipe, one core, ORB's time in the same run): 1.0 84.2 /
+  /// 84.9 % within 5 / 10 px at 0.92 × ORB's time per frame, 0.5 84.2 / 84.9 % at 0.83 ×, 0.35
+  /// the same at 0.78 ×; the lane alone (nft_detection_backend_benchmark) 0.5 against 1.0:
+  /// 6.3-6.5 against 9.9-10.2 ms on tmt_bookI, 7.3-8.9 against 12.9-14.4 ms on cmu_book.
+  double firstPassFraction = 0.5;
 };
 
 /// Per-stage wall-clock times of one detect() call, milliseconds (steady_clock). detect: FAST on

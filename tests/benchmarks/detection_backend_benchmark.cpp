@@ -9,7 +9,9 @@
 // backend (0: auto, 1: gpu, 2: cpu). Counters (medians over the iterations): lane_ms (detect()
 // wall time), orb_ms, ratio = lane_ms / orb_ms (the goal: <= 1 with auto on llvmpipe), the lane's
 // stages (detect_ms = FAST on the pyramid, describe_ms, match_ms, ransac_ms, pose_ms), found and
-// orb_found (fractions of frames), cpu (1 when the lane's describer runs on the CPU).
+// orb_found (fractions of frames), cpu (1 when the lane's describer runs on the CPU),
+// target_keypoints (the model's own, without its tilted views), frame_keypoints (keypoints
+// described per frame, median over the frames with a detection).
 // Run: LP_NUM_THREADS=1 build/<dir>/tests/benchmarks/nft_detection_backend_benchmark
 
 #include <benchmark/benchmark.h>
@@ -96,7 +98,7 @@ void BM_DetectionLaneVsOrb(benchmark::State& state) {
     (void)lane.detect(f);
     (void)orb.find(f);
   }
-  std::vector<double> laneMs, orbMs, detect, describe, match, ransac, pose;
+  std::vector<double> laneMs, orbMs, detect, describe, match, ransac, pose, frameKeypoints;
   size_t next = 0, found = 0, orbFound = 0;
   for (auto _ : state) {
     const cv::Mat& f = frames[next];
@@ -109,6 +111,7 @@ void BM_DetectionLaneVsOrb(benchmark::State& state) {
     const nft::eval::FrameOutcome o = orb.find(f);
     orbMs.push_back(msSince(t));
     found += d ? 1 : 0;
+    if (d) frameKeypoints.push_back(d->keypoints);
     orbFound += o.found ? 1 : 0;
     const nft::tracker::DetectionTimings& s = lane.lastTimings();
     detect.push_back(s.detect);
@@ -129,7 +132,8 @@ void BM_DetectionLaneVsOrb(benchmark::State& state) {
   state.counters["found"] = static_cast<double>(found) / n;
   state.counters["orb_found"] = static_cast<double>(orbFound) / n;
   state.counters["cpu"] = lane.descriptorBackend() == nft::detection::Backend::Cpu ? 1 : 0;
-  state.counters["target_keypoints"] = static_cast<double>(model.keypoints.size());
+  state.counters["target_keypoints"] = static_cast<double>(model.frontalKeypoints());
+  state.counters["frame_keypoints"] = median(frameKeypoints);
 }
 BENCHMARK(BM_DetectionLaneVsOrb)
     ->ArgsProduct({{0, 1}, {0, 1, 2}})

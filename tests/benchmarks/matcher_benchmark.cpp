@@ -3,7 +3,8 @@
 // BFMatcher(NORM_L2).knnMatch with k = 2 on 1 and 2 threads, in the same run, on the same
 // SURF-64 descriptors: 1000 SIFT keypoints of oxford/graf img3 (queries) against 1000 of img1
 // (targets), and against 8192 targets (img1's descriptors repeated with a small deterministic
-// jitter, renormalised). Goal: GpuMatcher 1000 × 1000 ≤ BFMatcher on 2 threads.
+// jitter, renormalised). Goal: GpuMatcher 1000 × 1000 ≤ BFMatcher on 2 threads. CpuMatcher
+// (detection/nearest_neighbours.h, one thread) on the same data: issue 22's CPU backend.
 
 #include <GLES2/gl2.h>
 #include <benchmark/benchmark.h>
@@ -17,6 +18,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/features2d.hpp>
 
+#include "detection/cpu_matcher.h"
 #include "detection/gpu_matcher.h"
 #include "detection/surf_es.h"
 #include "gpu/capabilities.h"
@@ -146,7 +148,25 @@ void bfMatch(benchmark::State& state, int targets) {
   cv::setNumThreads(previous);
 }
 
+// CpuMatcher (the detection lane's CPU backend, one thread) on the same descriptors and ratio.
+void cpuMatch(benchmark::State& state, int targets) {
+  Data& d = data();
+  if (!d.error.empty()) {
+    state.SkipWithError(d.error.c_str());
+    return;
+  }
+  nft::detection::CpuMatcher matcher;
+  matcher.setTarget(targets == 8192 ? d.targets8192 : d.targets1000);
+  nft::detection::MatchOptions options;
+  options.ratio = 0.8f;
+  size_t kept = 0;
+  for (auto _ : state) kept = matcher.match(d.queries, options).size();
+  state.counters["accepted"] = static_cast<double>(kept);
+}
+
 void GpuMatcher1000x1000(benchmark::State& s) { gpuMatch(s, 1000, false); }
+void CpuMatcher1000x1000(benchmark::State& s) { cpuMatch(s, 1000); }
+void CpuMatcher1000x8192(benchmark::State& s) { cpuMatch(s, 8192); }
 void GpuMatcher1000x8192(benchmark::State& s) { gpuMatch(s, 8192, false); }
 void GpuMatcherCore1000x1000(benchmark::State& s) { gpuMatch(s, 1000, true); }
 void BFMatcher1000x1000(benchmark::State& s) { bfMatch(s, 1000); }
@@ -171,7 +191,9 @@ void BFMatcher1000x8192(benchmark::State& s) { bfMatch(s, 8192); }
 BENCHMARK(GpuMatcher1000x1000)->Args({8, 0, 1})->Args({8, 32, 1})->Args({8, 64, 1})->Args({8, 128, 1})->Args({8, 256, 1})->Args({4, 64, 1})->Args({8, 0, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(GpuMatcherCore1000x1000)->Args({8, 0, 1})->Args({4, 32, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BFMatcher1000x1000)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(CpuMatcher1000x1000)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(GpuMatcher1000x8192)->Args({8, 0, 1})->Args({8, 128, 1})->Args({8, 256, 1})->Args({8, 0, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BFMatcher1000x8192)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(CpuMatcher1000x8192)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

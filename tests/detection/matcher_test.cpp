@@ -16,6 +16,7 @@
 #include "detection/surf_es.h"
 #include "gpu/capabilities.h"
 #include "gpu/gpu_test.h"
+#include "support/random_descriptors.h"
 #include "support/test_data.h"
 #include "support/test_keypoints.h"
 
@@ -55,25 +56,9 @@ Agreement compare(const std::vector<Match>& gpu, const std::vector<Match>& cpu, 
   return a;
 }
 
-// Random unit rows (deterministic), and queries that are noisy copies of some of them.
-cv::Mat randomUnit(int rows, int cols, unsigned seed) {
-  cv::Mat m(rows, cols, CV_32F);
-  cv::RNG rng(seed);
-  rng.fill(m, cv::RNG::NORMAL, 0.0, 1.0);
-  for (int i = 0; i < rows; ++i) cv::normalize(m.row(i), m.row(i));
-  return m;
-}
-cv::Mat noisyCopies(const cv::Mat& targets, int rows, double noise, unsigned seed) {
-  cv::RNG rng(seed);
-  cv::Mat q(rows, targets.cols, CV_32F);
-  for (int i = 0; i < rows; ++i) {
-    cv::Mat n(1, targets.cols, CV_32F);
-    rng.fill(n, cv::RNG::NORMAL, 0.0, noise);
-    cv::Mat row = targets.row(rng.uniform(0, targets.rows)) + n;
-    cv::normalize(row, q.row(i));
-  }
-  return q;
-}
+using testing::noisyCopies;
+
+cv::Mat randomUnit(int rows, int cols, unsigned seed) { return testing::randomDescriptors(rows, cols, seed); }
 
 // Whether a matcher with these options takes the merge path on `caps`: GL_EXT_draw_buffers
 // with a draw buffer per query of a fragment and RGBA16F render targets (GpuMatcherOptions).

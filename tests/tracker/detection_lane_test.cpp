@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -136,6 +137,85 @@ TEST_F(DetectionLaneTest, TiltedViewsAreMatchedOnlyWhereTheTargetsOwnDescriptors
   EXPECT_GE(tiltedWithViews, tiltedWithout + 5);
 }
 
+// Records the keypoint count of every describe() call (the lane's passes) of the describer it wraps.
+class CountingDescriber final : public detection::KeypointDescriber {
+ public:
+  CountingDescriber(std::unique_ptr<detection::KeypointDescriber> inner, std::vector<size_t>& calls)
+      : inner_(std::move(inner)), calls_(calls) {}
+  detection::Backend backend() const override { return inner_->backend(); }
+  detection::DescriptorType type() const override { return inner_->type(); }
+  detection::Orientation orientation() const override { return inner_->orientation(); }
+  detection::FrameDescriptors describe(const cv::Mat& image, std::vector<detection::Keypoint>& keypoints,
+                                       bool needHost) override {
+    calls_.push_back(keypoints.size());
+    return inner_->describe(image, keypoints, needHost);
+  }
+
+ private:
+  std::unique_ptr<detection::KeypointDescriber> inner_;
+  std::vector<size_t>& calls_;
+};
+
+TEST_F(DetectionLaneTest, DescribesTheRestOfTheKeypointsOnlyWhereTheStrongestHalfFindsNothing) {
+  // Two passes (firstPassFraction 0.5) against one (1.0), CPU lanes, a model without tilted
+  // views, every 25th frame of tmt_bookI: a frame the first pass finds describes half the
+  // keypoints and is as accurate; a frame it does not find gets exactly the one-pass result
+  // (the two passes' matches together are the one pass's).
+  NFT_REQUIRE_DATA("video/tmt_bookI/video.mp4");
+  const auto truth = testing::loadTmtGroundTruth();
+  const auto frames = testing::loadTmtFrames(25);
+  const detection::TargetModel model =
+      testing::trainTmtTarget(caps(), testing::kTmtTrainingUpscale, 0.20, testing::kTmtTrainingFastThreshold, 0.0);
+  const CameraCalibration cal = defaultCalibration(testing::kTmtFrameSize);
+  const auto lane = [&](double firstPass, std::vector<size_t>& calls) {
+    DetectionLaneOptions o;
+    o.firstPassFraction = firstPass;
+    detection::SurfEsOptions surf;
+    surf.maxWidth = cal.imageSize.width;
+    surf.maxHeight = cal.imageSize.height;
+    return DetectionLane(std::make_unique<CountingDescriber>(
+                             detection::makeKeypointDescriber(detection::Backend::Cpu, caps(), surf), calls),
+                         detection::makeTargetMatcher(detection::Backend::Cpu, caps(), o.detector.maxKeypoints), model,
+                         cal, o);
+  };
+  std::vector<size_t> twoCalls, oneCalls;
+  DetectionLane two = lane(0.5, twoCalls), one = lane(1.0, oneCalls);
+  int firstPassOnly = 0, bothPasses = 0, accurateOne = 0, accurateTwo = 0;
+  for (const testing::TmtVideoFrame& f : frames) {
+    SCOPED_TRACE("frame " + std::to_string(f.index));
+    twoCalls.clear();
+    oneCalls.clear();
+    const std::optional<Detection> a = two.detect(f.image), b = one.detect(f.image);
+    ASSERT_EQ(oneCalls.size(), 1u);
+    const size_t n = oneCalls[0];
+    const auto within10 = [&](const std::optional<Detection>& d) {
+      return d && testing::alignmentError(d->corners, truth.at(static_cast<size_t>(f.index)).corners) <= 10 ? 1 : 0;
+    };
+    accurateOne += within10(b);
+    accurateTwo += within10(a);
+    if (twoCalls.size() == 1) {  // found by the strongest half
+      ASSERT_TRUE(a.has_value());
+      EXPECT_EQ(twoCalls[0], (n + 1) / 2);
+      ++firstPassOnly;
+      continue;
+    }
+    ASSERT_EQ(twoCalls.size(), 2u);
+    EXPECT_EQ(twoCalls[0], (n + 1) / 2);
+    EXPECT_EQ(twoCalls[0] + twoCalls[1], n);
+    ASSERT_EQ(a.has_value(), b.has_value());
+    if (a) {
+      EXPECT_EQ(cv::norm(cv::Mat(a->homography), cv::Mat(b->homography), cv::NORM_INF), 0.0);
+      EXPECT_EQ(a->matches, b->matches);
+    }
+    ++bothPasses;
+  }
+  std::cout << frames.size() << " frames: " << firstPassOnly << " found by the first pass, " << bothPasses
+            << " with both; within 10 px: " << accurateTwo << " in two passes, " << accurateOne << " in one\n";
+  EXPECT_GE(firstPassOnly, 8);
+  EXPECT_GE(bothPasses, 2);  // the far-tilted frames, which the model without views misses
+  EXPECT_GE(accurateTwo, accurateOne - 1);
+}
+
 TEST_F(DetectionLaneTest, BlankFrameGivesNoDetection) {
   NFT_REQUIRE_DATA("video/tmt_bookI/target.png");
   const detection::TargetModel model = testing::trainTmtTarget(caps());
@@ -179,6 +259,11 @@ TEST_F(DetectionLaneTest, BadOptionsAndModelAreNamed) {
   o = {};
   o.matching.ratio = 0;
   EXPECT_THROW(DetectionLane(caps(), model, cal, o), std::invalid_argument);
+  for (const double fraction : {0.0, 1.5}) {
+    o = {};
+    o.firstPassFraction = fraction;
+    EXPECT_THROW(DetectionLane(caps(), model, cal, o), std::invalid_argument) << fraction;
+  }
   o = {};
   o.matching.crossCheck = true;  // supported by both matcher backends (issue 22)
   EXPECT_NO_THROW(DetectionLane(caps(), model, cal, o));
