@@ -5,7 +5,8 @@
 // - several: recognition among them by tracker::MultiTargetDetector (visual words and an
 //   inverted index shortlist, then matching and verification of the shortlisted targets only;
 //   detection/vocabulary.h says which method and why), and a tracking lane per found target
-//   (tracker::Tracker with its detection lane off), up to max_targets at once; while some are
+//   (tracker::Tracker with its detection lane off, all of them on one pyramid of the frame),
+//   up to max_targets at once; while some are
 //   tracked, the others are looked for every search_every frames (and on the frame after a
 //   search that found one) with the tracked targets' quads masked; a search that found targets
 //   is repeated once on the same frame with theirs masked too. A target is reported at most
@@ -27,6 +28,7 @@
 #include "nft/types.h"
 #include "session/pipeline_options.h"
 #include "tracker/camera_calibration.h"
+#include "tracker/frame_pyramid.h"
 #include "tracker/multi_target_detector.h"
 #include "tracker/tracker.h"
 
@@ -102,6 +104,9 @@ class TargetTracking {
   long long frames_ = 0;
   bool lastSearchFound_ = false;  // the previous frame's search found a target: search again
   cv::Mat gray_;
+  /// The frame's pyramid, built once a frame for every tracking lane (trackSeveral) instead of
+  /// once per lane: the lanes' levels are the same cv::pyrDown of the same frame either way.
+  tracker::FramePyramid pyramid_;
 };
 
 }  // namespace nft::session

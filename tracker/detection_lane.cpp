@@ -91,7 +91,8 @@ const detection::TargetModel& checkedModel(const detection::TargetModel& m) {
 }
 
 /// Keypoints of detect()'s first pass: the strongest firstPassFraction of `count`, or all of them
-/// when that share would be under 4 × minInliers (too few to find a target reliably).
+/// when that share would be under 4 × minInliers (too few to find a target reliably) or with the
+/// cross-check (whose reverse search needs all the frame's descriptors at once).
 size_t firstPass(size_t count, const DetectionLaneOptions& o) {
   if (o.matching.crossCheck) return count;
   const size_t first = static_cast<size_t>(std::ceil(o.firstPassFraction * static_cast<double>(count)));

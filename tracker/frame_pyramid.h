@@ -3,7 +3,8 @@
 // "Parallel Tracking and Mapping for Small AR Workspaces", ISMAR 2007, section 5: a four-level
 // pyramid, the coarsest levels searched first over a wide radius; Wagner et al., TVCG 2010,
 // section 5.1: half, then full resolution). Built once per frame and shared by every search of
-// that frame (the tracker may try several hypotheses).
+// that frame (the tracker may try several hypotheses) and by the trackers of every target
+// followed in it (Tracker::track(FramePyramid&), session/target_tracking.cpp).
 //
 // Conventions are cv::pyrDown's (tracker/ncc_patch.h): pixel x of level L is pixel 2^L·x of
 // level 0.

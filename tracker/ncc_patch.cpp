@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
+#include <vector>
 
 namespace nft::tracker {
 namespace {
@@ -58,6 +60,109 @@ float parabolaPeak(float a, float b, float c) {
   const float denominator = a - 2 * b + c;
   if (!(denominator < 0)) return 0;  // not a maximum (flat or a trough)
   return std::clamp(0.5f * (a - c) / denominator, -0.5f, 0.5f);
+}
+
+/// Patch sides up to which a window's Σw and Σw² are integers below 2^24 (16² · 255² < 2^24): a
+/// float sums them exactly in any order, so integer box sums give ncc()'s values bit for bit.
+constexpr int kMaxExactSumSize = 16;
+
+/// Four floats: the NCC numerators of four neighbouring shifts of one row. A GCC/Clang vector
+/// extension, compiled to the target's SIMD (SSE2, NEON) without intrinsics; `acc += t * w` keeps
+/// the scalar code's rounding (each lane is ncc()'s sum, term by term in the same order).
+typedef float Float4 __attribute__((vector_size(16)));
+constexpr int kShiftsPerVector = 4;
+
+Float4 load4(const float* p) {
+  Float4 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/// Scratch of scoreShifts(), kept per thread so that a search allocates nothing once warm.
+struct SearchScratch {
+  std::vector<float> pixels;       // the search area, as floats, rows of `stride` (zero padded)
+  std::vector<int> sums, squares;  // integral images of the area (Σw, Σw²), (rows + 1) × (cols + 1)
+  std::vector<float> dots;         // NCC numerators, row by row of shifts, blocks × 4 per row
+};
+
+/// ncc() of every shift in [first, last] (both inside the image, as searchNcc clips them), for a
+/// patch of side <= kMaxExactSumSize, into out[(dy − first.y) · outStride + (dx − first.x)] — the
+/// same values, bit for bit, at a fraction of the cost: the search area is converted to float
+/// once instead of once per shift, Σw and Σw² come from integral images (exact), and the dot
+/// products of 4 neighbouring shifts run side by side in one vector, 4 vectors at a time (the
+/// scalar loop waits on one addition after another).
+void scoreShifts(const cv::Mat& image, const PatchTemplate& patch, cv::Point centre, cv::Point first, cv::Point last,
+                 float* out, int outStride) {
+  thread_local SearchScratch scratch;
+  const int n = patch.size, half = n / 2;
+  const int width = last.x - first.x + 1, height = last.y - first.y + 1;
+  const int blocks = (width + kShiftsPerVector - 1) / kShiftsPerVector;
+  const int areaCols = width + n - 1, areaRows = height + n - 1;
+  const int stride = blocks * kShiftsPerVector + n - 1;  // every block reads 4 + n − 1 columns
+  const int integralCols = areaCols + 1;
+  const cv::Point origin = centre + first - cv::Point(half, half);
+  const auto at = [](int i) { return static_cast<size_t>(i); };
+
+  scratch.pixels.resize(at(areaRows * stride));
+  scratch.sums.assign(at((areaRows + 1) * integralCols), 0);
+  scratch.squares.assign(at((areaRows + 1) * integralCols), 0);
+  float* pixels = scratch.pixels.data();
+  int* sums = scratch.sums.data();
+  int* squares = scratch.squares.data();
+  for (int y = 0; y < areaRows; ++y) {
+    const uchar* row = image.ptr<uchar>(origin.y + y) + origin.x;
+    float* dst = pixels + y * stride;
+    int rowSum = 0, rowSquares = 0;
+    for (int x = 0; x < areaCols; ++x) {
+      const int w = row[x];
+      dst[x] = static_cast<float>(w);
+      rowSum += w;
+      rowSquares += w * w;
+      sums[(y + 1) * integralCols + x + 1] = sums[y * integralCols + x + 1] + rowSum;
+      squares[(y + 1) * integralCols + x + 1] = squares[y * integralCols + x + 1] + rowSquares;
+    }
+    for (int x = areaCols; x < stride; ++x) dst[x] = 0;  // shifts past `last` (ignored)
+  }
+
+  // Dot products: task q is block q % blocks of shift row q / blocks; 4 tasks at a time (the last
+  // group repeats its last task).
+  const int tasks = height * blocks;
+  scratch.dots.resize(at(tasks * kShiftsPerVector));
+  const float* t = patch.values.data();
+  for (int q = 0; q < tasks; q += 4) {
+    const float* p[4];
+    for (int k = 0; k < 4; ++k) {
+      const int task = std::min(q + k, tasks - 1);
+      p[k] = pixels + (task / blocks) * stride + (task % blocks) * kShiftsPerVector;
+    }
+    Float4 a0 = {0, 0, 0, 0}, a1 = a0, a2 = a0, a3 = a0;
+    for (int j = 0; j < n; ++j) {
+      const float* tr = t + j * n;
+      const int o = j * stride;
+      for (int i = 0; i < n; ++i) {
+        const Float4 tv = {tr[i], tr[i], tr[i], tr[i]};
+        a0 += tv * load4(p[0] + o + i);
+        a1 += tv * load4(p[1] + o + i);
+        a2 += tv * load4(p[2] + o + i);
+        a3 += tv * load4(p[3] + o + i);
+      }
+    }
+    const Float4 acc[4] = {a0, a1, a2, a3};
+    for (int k = 0; k < 4 && q + k < tasks; ++k)
+      std::memcpy(scratch.dots.data() + (q + k) * kShiftsPerVector, &acc[k], sizeof(Float4));
+  }
+
+  const float count = static_cast<float>(n * n);
+  for (int sy = 0; sy < height; ++sy)
+    for (int sx = 0; sx < width; ++sx) {
+      const int top = sy * integralCols + sx, bottom = (sy + n) * integralCols + sx;
+      const float sum = static_cast<float>(sums[bottom + n] - sums[bottom] - sums[top + n] + sums[top]);
+      const float sumSq = static_cast<float>(squares[bottom + n] - squares[bottom] - squares[top + n] + squares[top]);
+      const float dot = scratch.dots[at(sy * blocks * kShiftsPerVector + sx)];
+      // As ncc(): Σ t = 0 and the template's norm is 1.
+      const float variance = sumSq - sum * sum / count;
+      out[sy * outStride + sx] = variance > 1e-3f ? dot / std::sqrt(variance) : 0.0f;
+    }
 }
 
 }  // namespace
@@ -164,11 +269,18 @@ NccPeak searchNcc(const cv::Mat& image, const PatchTemplate& patch, cv::Point ce
 
   float scores[(2 * kMaxSearchRadius + 1) * (2 * kMaxSearchRadius + 1)];
   const int s = 2 * r + 1;
+  const cv::Point firstShift(x0, y0), lastShift(x1, y1);
+  // Every shift's ncc(): all at once where that is exact (scoreShifts), else window by window.
+  if (patch.size <= kMaxExactSumSize)
+    scoreShifts(image, patch, centre, firstShift, lastShift, scores + (y0 + r) * s + (x0 + r), s);
+  else
+    for (int dy = y0; dy <= y1; ++dy)
+      for (int dx = x0; dx <= x1; ++dx)
+        scores[(dy + r) * s + (dx + r)] = ncc(image, patch, centre + cv::Point(dx - half, dy - half));
   int best = -1;
   for (int dy = y0; dy <= y1; ++dy)
     for (int dx = x0; dx <= x1; ++dx) {
       const int k = (dy + r) * s + (dx + r);
-      scores[k] = ncc(image, patch, centre + cv::Point(dx - half, dy - half));
       if (best < 0 || scores[k] > scores[best]) best = k;
     }
   const int bx = best % s - r, by = best / s - r;

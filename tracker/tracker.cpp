@@ -98,16 +98,21 @@ struct Tracker::Impl {
   std::optional<cv::Matx33d> lastFound;
   int framesLost = 0;
   cv::Mat gray;
-  FramePyramid pyramid;  // the frame's levels, shared by the tracking lane's tries in one frame
+  /// The frame's levels, shared by the tracking lane's tries in one frame: ownPyramid, built by
+  /// track(frame), or the caller's (track(pyramid)); set for the duration of a track() call only.
+  FramePyramid ownPyramid;
+  FramePyramid* pyramid = nullptr;
   /// The running estimate of the camera's exposure (fraction of the frame interval) the tracking
   /// lane blurs its templates with; starts at TrackingLaneOptions::blurExposure.
   double exposure = options.tracking.blurExposure;
   long long frameCount = 0;  // track() calls so far
 
-  /// The frame's pyramid for the tracking lane (its time added to r's).
+  /// The frame's pyramid for the tracking lane (its time added to r's); nothing to do when the
+  /// caller built it (track(pyramid)).
   void buildPyramid(TrackResult& r) {
+    if (pyramid != &ownPyramid) return;
     const auto t = Clock::now();
-    pyramid.build(gray, 2);  // the lane adds the coarser levels when it needs them
+    ownPyramid.build(gray, 2);  // the lane adds the coarser levels when it needs them
     r.timings.tracking.pyramid += msSince(t);
   }
 
@@ -118,7 +123,7 @@ struct Tracker::Impl {
       // Every frame while the target moves fast (the blur matters most), else every few frames.
       prior.measureExposure = frameCount % kExposureEvery == 0 || lastSpeedPx() >= kFastSpeedPx;
     }
-    std::optional<TrackedTarget> tracked = trackingLane->track(pyramid, prior);
+    std::optional<TrackedTarget> tracked = trackingLane->track(*pyramid, prior);
     add(r.timings.tracking, trackingLane->lastTimings());
     // The camera's exposure, learnt from the frames that show it (Klein and Murray, ECCV 2008,
     // predict the blur from the motion and a known exposure; here it is measured).
@@ -304,15 +309,41 @@ TrackResult Tracker::track(const cv::Mat& frame) {
                                 " differs from the tracker's frame size " + sizeText(s.frameSize) +
                                 " (resize frames to it, or make a Tracker for the new size)");
   const auto start = Clock::now();
-  ++s.frameCount;
   TrackResult r;
-  auto t = Clock::now();
+  const auto t = Clock::now();
   if (frame.channels() == 3)
     cv::cvtColor(frame, s.gray, cv::COLOR_BGR2GRAY);
   else
     s.gray = frame;
   r.timings.convert = msSince(t);
+  s.pyramid = &s.ownPyramid;
+  trackGray(r, start);
+  return r;
+}
 
+TrackResult Tracker::track(FramePyramid& pyramid) {
+  Impl& s = *impl_;
+  if (pyramid.levelCount() == 0) throw std::invalid_argument("Tracker::track: the frame pyramid is empty");
+  if (pyramid.frameSize() != s.frameSize)
+    throw std::invalid_argument("Tracker::track: frame size " + sizeText(pyramid.frameSize()) +
+                                " differs from the tracker's frame size " + sizeText(s.frameSize) +
+                                " (resize frames to it, or make a Tracker for the new size)");
+  const auto start = Clock::now();
+  TrackResult r;
+  s.gray = pyramid.level(0);
+  s.pyramid = &pyramid;
+  trackGray(r, start);
+  return r;
+}
+
+void Tracker::trackGray(TrackResult& r, std::chrono::steady_clock::time_point start) {
+  Impl& s = *impl_;
+  // The caller's pyramid is not kept past this call.
+  struct Release {
+    Impl& s;
+    ~Release() { s.pyramid = nullptr; }
+  } release{s};
+  ++s.frameCount;
   bool found = false;
   const bool tracks = s.options.trackingEnabled && s.trackingLane;
   if (tracks) s.buildPyramid(r);  // without tracking, only when a detection is to be refined
@@ -383,7 +414,6 @@ TrackResult Tracker::track(const cv::Mat& frame) {
     ++s.framesLost;
   }
   r.timings.total = msSince(start);
-  return r;
 }
 
 }  // namespace nft::tracker

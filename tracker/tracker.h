@@ -58,6 +58,7 @@
 // Frame size: fixed by calibration.imageSize. A frame of another size is an error
 // (std::invalid_argument naming both sizes; nothing changes): resize frames to the calibrated
 // size or make a Tracker for the new size with scaledTo(calibration, size).
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,6 +68,7 @@
 #include "detection/target_model.h"
 #include "tracker/camera_calibration.h"
 #include "tracker/detection_lane.h"
+#include "tracker/frame_pyramid.h"
 #include "tracker/motion_model.h"
 #include "tracker/pose.h"
 #include "tracker/tracking_lane.h"
@@ -178,6 +180,15 @@ class Tracker {
   /// @throws std::invalid_argument for an empty frame, another type, or another size than
   ///   frameSize() (the message names both; the tracker's state is unchanged).
   TrackResult track(const cv::Mat& frame);
+  /// Processes one grey frame whose pyramid the caller built (FramePyramid::build), e.g. once for
+  /// the trackers of several targets in the same frame instead of once per tracker: the result is
+  /// the same as track(pyramid.level(0)) (the levels are cv::pyrDown's either way). The tracker
+  /// adds the coarser levels it needs to `pyramid` and uses level 0 for its detection lane; the
+  /// pyramid's pyramid time (FramePyramid::build) is the caller's, not in the result's timings.
+  /// @param pyramid built from a CV_8UC1 frame of exactly frameSize(); kept unchanged otherwise.
+  /// @throws std::invalid_argument for an empty pyramid or a level 0 of another size (the message
+  ///   names both; the tracker's state is unchanged).
+  TrackResult track(FramePyramid& pyramid);
 
   /// Starts tracking from a known homography (target pixels → frame pixels of the next frame's
   /// neighbourhood, e.g. ground truth or another detector's result): the next track() predicts
@@ -205,6 +216,10 @@ class Tracker {
   const TrackerOptions& options() const;
 
  private:
+  /// The state machine on the frame in impl_'s gray and pyramid (set by the track() overloads);
+  /// fills `r` but its convert time, `start` the call's start for r.timings.total.
+  void trackGray(TrackResult& r, std::chrono::steady_clock::time_point start);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <vector>
 
@@ -111,6 +113,99 @@ TEST(NccPatchTest, SearchAreaOutsideTheImageIsNotFound) {
   EXPECT_NEAR(peak.score, 1.0f, 1e-4f);
   EXPECT_NEAR(peak.shift.x, 0.0f, 0.05f);  // the parabola's bias: neighbours are not symmetric
   EXPECT_NEAR(peak.shift.y, 0.0f, 0.05f);
+}
+
+/// searchNcc as it was before the vectorised scoring (tracker/ncc_patch.cpp, scoreShifts): every
+/// shift's NCC computed window by window, in float, term by term. The reference the fast search
+/// must equal bit for bit.
+NccPeak referenceSearchNcc(const cv::Mat& image, const PatchTemplate& patch, cv::Point centre, int radius,
+                           bool clipToImage) {
+  NccPeak peak;
+  const int n = patch.size, half = n / 2, r = radius;
+  int x0 = -r, x1 = r, y0 = -r, y1 = r;
+  const int lowX = half - centre.x, highX = image.cols - n + half - centre.x;
+  const int lowY = half - centre.y, highY = image.rows - n + half - centre.y;
+  if (x0 < lowX || y0 < lowY || x1 > highX || y1 > highY) {
+    if (!clipToImage) return peak;
+    x0 = std::max(x0, lowX), x1 = std::min(x1, highX), y0 = std::max(y0, lowY), y1 = std::min(y1, highY);
+    if (x0 > x1 || y0 > y1) return peak;
+  }
+  const int s = 2 * r + 1;
+  std::vector<float> scores(static_cast<size_t>(s * s));
+  int best = -1;
+  for (int dy = y0; dy <= y1; ++dy)
+    for (int dx = x0; dx <= x1; ++dx) {
+      float dot = 0, sum = 0, sumSq = 0;
+      const float* t = patch.values.data();
+      for (int j = 0; j < n; ++j) {
+        const uchar* row = image.ptr<uchar>(centre.y + dy - half + j) + (centre.x + dx - half);
+        for (int i = 0; i < n; ++i, ++t) {
+          const float w = row[i];
+          dot += *t * w;
+          sum += w;
+          sumSq += w * w;
+        }
+      }
+      const float variance = sumSq - sum * sum / static_cast<float>(n * n);
+      const size_t k = static_cast<size_t>((dy + r) * s + (dx + r));
+      scores[k] = variance > 1e-3f ? dot / std::sqrt(variance) : 0.0f;
+      if (best < 0 || scores[k] > scores[static_cast<size_t>(best)]) best = static_cast<int>(k);
+    }
+  const auto score = [&](int k) { return scores[static_cast<size_t>(k)]; };
+  const int bx = best % s - r, by = best / s - r;
+  peak.score = score(best);
+  peak.found = true;
+  peak.shift = cv::Point2f(static_cast<float>(bx), static_cast<float>(by));
+  const auto parabola = [](float a, float b, float c) {
+    const float denominator = a - 2 * b + c;
+    if (!(denominator < 0)) return 0.0f;
+    return std::clamp(0.5f * (a - c) / denominator, -0.5f, 0.5f);
+  };
+  if (bx > x0 && bx < x1) peak.shift.x += parabola(score(best - 1), score(best), score(best + 1));
+  if (by > y0 && by < y1) peak.shift.y += parabola(score(best - s), score(best), score(best + s));
+  return peak;
+}
+
+TEST(NccPatchTest, SearchEqualsTheWindowByWindowNccBitForBit) {
+  // Textured, flat (zero-variance windows score 0) and saturated regions; every patch size the
+  // tracking lane accepts; radii from 0 to the largest; centres inside, near and across the
+  // border (clipped and not).
+  cv::RNG rng(20);
+  cv::Mat image(120, 160, CV_8UC1);
+  rng.fill(image, cv::RNG::UNIFORM, 0, 256);
+  cv::GaussianBlur(image, image, cv::Size(5, 5), 1.5);
+  image(cv::Rect(0, 0, 40, 40)).setTo(128);
+  image(cv::Rect(120, 80, 40, 40)).setTo(255);
+  int compared = 0;
+  for (int size = 4; size <= 32; size += 2)
+    for (int trial = 0; trial < 40; ++trial) {
+      PatchTemplate patch;
+      patch.size = size;
+      patch.values.resize(static_cast<size_t>(size * size));
+      double sum = 0, sumSq = 0;
+      for (float& v : patch.values) {
+        v = static_cast<float>(rng.gaussian(1.0));
+        sum += v;
+      }
+      const double mean = sum / static_cast<double>(patch.values.size());
+      for (float& v : patch.values) sumSq += (v - mean) * (v - mean);
+      for (float& v : patch.values) v = static_cast<float>((v - mean) / std::sqrt(sumSq));
+      patch.valid = true;
+      const int radius = trial < 4 ? trial : (trial == 4 ? kMaxSearchRadius : rng.uniform(0, 12));
+      const cv::Point centre(rng.uniform(-10, image.cols + 10), rng.uniform(-10, image.rows + 10));
+      for (const bool clip : {false, true}) {
+        const NccPeak expected = referenceSearchNcc(image, patch, centre, radius, clip);
+        const NccPeak actual = searchNcc(image, patch, centre, radius, clip);
+        ASSERT_EQ(actual.found, expected.found) << "size " << size << " radius " << radius << " at " << centre;
+        if (!expected.found) continue;
+        ++compared;
+        // Exact equality: the scores' bits, hence the same peak and the same sub-pixel shift.
+        EXPECT_EQ(actual.score, expected.score) << "size " << size << " radius " << radius << " at " << centre;
+        EXPECT_EQ(actual.shift.x, expected.shift.x) << "size " << size << " radius " << radius << " at " << centre;
+        EXPECT_EQ(actual.shift.y, expected.shift.y) << "size " << size << " radius " << radius << " at " << centre;
+      }
+    }
+  EXPECT_GT(compared, 300);  // most draws search something
 }
 
 TEST(NccPatchTest, RejectsBadArguments) {
