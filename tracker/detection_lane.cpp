@@ -90,16 +90,13 @@ const detection::TargetModel& checkedModel(const detection::TargetModel& m) {
   return m;
 }
 
-/// Keypoints of detect()'s first pass: the strongest firstPassFraction of `count`, or all of them
-/// when that share would be under 4 × minInliers (too few to find a target reliably) or with the
-/// cross-check (whose reverse search needs all the frame's descriptors at once).
-size_t firstPass(size_t count, const DetectionLaneOptions& o) {
+}  // namespace
+
+size_t firstPassKeypoints(size_t count, const DetectionLaneOptions& o) {
   if (o.matching.crossCheck) return count;
   const size_t first = static_cast<size_t>(std::ceil(o.firstPassFraction * static_cast<double>(count)));
   return first < 4 * static_cast<size_t>(o.minInliers) ? count : std::min(first, count);
 }
-
-}  // namespace
 
 std::optional<Detection> verifyDetection(const std::vector<detection::Match>& matches,
                                          const std::vector<cv::Point2f>& targetPoints,
@@ -316,7 +313,7 @@ std::optional<Detection> DetectionLane::detect(const cv::Mat& frame, const cv::R
     }
     s.timings.match += msSince(start);
   };
-  const size_t split = firstPass(keypoints.size(), s.options);
+  const size_t split = firstPassKeypoints(keypoints.size(), s.options);
   std::vector<std::pair<size_t, size_t>> passes;  // [begin, end) of the keypoints of each pass
   std::vector<detection::FrameDescriptors> described;
   std::vector<detection::Match> matches;

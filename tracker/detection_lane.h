@@ -177,6 +177,13 @@ struct Detection {
   DetectionTimings timings;
 };
 
+/// The keypoints of a detection's first pass (DetectionLaneOptions::firstPassFraction): the
+/// strongest ceil(firstPassFraction · count) of `count` (a frame's keypoints, strongest first), or
+/// all of them when that share would be under 4 × minInliers (too few to find a target
+/// reliably) or with matching.crossCheck (whose reverse search needs all the frame's descriptors
+/// at once). Used by DetectionLane and MultiTargetDetector.
+size_t firstPassKeypoints(size_t count, const DetectionLaneOptions& options);
+
 /// RANSAC homography target → frame from matched points, inlier floor, quad check and planar PnP
 /// (DetectionLane's steps 4-5). `targetPoints[m.target]` and `frameKeypoints[m.query]` are each
 /// match's ends. Returns std::nullopt with `rejection` set ("too few inliers: 7 < 20", a quad

@@ -171,9 +171,11 @@ TEST_F(MultiTargetDetectorGridTest, ASmallDatabaseVerifiesEveryTarget) {
 
   // Each print found lies within 10 px of its true corners (alignment error, as nft_eval's
   // accurate detection); returns how many were found.
-  const auto run = [&](int verifyAllUpTo, size_t& shortlisted) {
+  // `matches`: the first print found's ratio-test matches.
+  const auto run = [&](int verifyAllUpTo, size_t& shortlisted, double firstPassFraction = 0.5, int* matches = nullptr) {
     MultiTargetDetectorOptions mo;
     mo.lane = options.tracker.detection;
+    mo.lane.firstPassFraction = firstPassFraction;
     mo.shortlist = options.shortlist;
     mo.verifyAllUpTo = verifyAllUpTo;
     MultiTargetDetector detector(caps(), calibration, vocabulary, models.front()->descriptorType,
@@ -184,6 +186,7 @@ TEST_F(MultiTargetDetectorGridTest, ASmallDatabaseVerifiesEveryTarget) {
     EXPECT_EQ(detector.verifiesEveryTarget(), verifyAllUpTo >= static_cast<int>(models.size()));
     const std::vector<TargetDetection> found = detector.detect(gray, {}, {}, 8);
     shortlisted = detector.lastShortlist().size();
+    if (matches != nullptr) *matches = found.empty() ? 0 : found.front().detection.matches;
     for (const TargetDetection& d : found)  // unrefined: the Session refines them with the NCC patches
       EXPECT_LT(testing::cornerAlignmentError(d.detection.corners, grid.corners(d.target, 0)), 10.0)
           << grid.prints()[static_cast<size_t>(d.target)].name;
@@ -202,6 +205,15 @@ TEST_F(MultiTargetDetectorGridTest, ASmallDatabaseVerifiesEveryTarget) {
   // More targets than verifyAllUpTo: the shortlist again.
   EXPECT_EQ(run(7, shortlistedBest), bestThree);
   EXPECT_EQ(shortlistedBest, 3u);
+  // There (a large database) the strongest half of the keypoints is searched first, and finds
+  // graf1 with its matches alone; in one pass over all of them it has more.
+  int halfMatches = 0, allMatches = 0;
+  ASSERT_EQ(run(0, shortlistedBest, 0.5, &halfMatches), 1u);
+  ASSERT_EQ(run(0, shortlistedBest, 1.0, &allMatches), 1u);
+  EXPECT_GE(halfMatches, options.tracker.detection.minInliers);
+  EXPECT_LT(halfMatches, allMatches);
+  // A small database searches all keypoints at once whatever the fraction: the same 5 or more.
+  EXPECT_EQ(run(8, shortlistedAll, 0.5), run(8, shortlistedAll, 1.0));
   MultiTargetDetectorOptions bad;
   bad.verifyAllUpTo = -1;
   EXPECT_THROW(MultiTargetDetector(caps(), calibration, vocabulary, models.front()->descriptorType,
