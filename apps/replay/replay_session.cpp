@@ -10,6 +10,9 @@
 #include <map>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <unistd.h>
 
@@ -121,13 +124,27 @@ nlohmann::json reportJson(const ReplayStats& stats, const RunInfo& info, bool co
 void printSummary(const ReplayStats& stats, const RunInfo& info) {
   using TrackerState = TrackingState;
   const int n = stats.frames();
-  std::printf("nft_replay: %d frames of %s, target found in %.1f%% (detecting %d, tracking %d, lost %d); "
+  // With several targets the statistics follow one (--gt-target, else the first): named here,
+  // and every target found listed after, so that a database's first entry is not taken for all.
+  const std::string scored = info.scoredTarget.empty() ? "target" : "target '" + info.scoredTarget + "'";
+  std::printf("nft_replay: %d frames of %s, %s found in %.1f%% (detecting %d, tracking %d, lost %d); "
               "tracker %.1f fps",
-              n, info.input.c_str(), n > 0 ? 100.0 * stats.found() / n : 0.0, stats.count(TrackerState::Detecting),
+              n, info.input.c_str(), scored.c_str(), n > 0 ? 100.0 * stats.found() / n : 0.0,
+              stats.count(TrackerState::Detecting),
               stats.count(TrackerState::Tracking), stats.count(TrackerState::Lost),
               std::isfinite(stats.trackerFps()) ? stats.trackerFps() : 0.0);
   if (info.rendered) std::printf(", with rendering %.1f fps", std::isfinite(stats.pipelineFps()) ? stats.pipelineFps() : 0.0);
   std::printf(" (decode/encode excluded); wall %.1f s\n", info.wallSeconds);
+  if (!info.scoredTarget.empty()) {
+    std::vector<std::pair<std::string, int>> found(info.foundFrames.begin(), info.foundFrames.end());
+    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    constexpr size_t kListed = 5;
+    std::string list;
+    for (size_t i = 0; i < std::min(found.size(), kListed); ++i)
+      list += (i > 0 ? ", " : "") + found[i].first + " " + std::to_string(found[i].second);
+    if (found.size() > kListed) list += ", and " + std::to_string(found.size() - kListed) + " more";
+    std::printf("nft_replay: frames each target was found in: %s\n", found.empty() ? "none found" : list.c_str());
+  }
   if (stats.groundTruthFrames() > 0)
     std::printf("nft_replay: accuracy over %d ground-truth frames: success %.1f%% at 5 px, %.1f%% at 10 px, "
                 "median alignment error %.2f px\n",

@@ -49,6 +49,9 @@ TEST(ReplayTargets, TrainsADatabaseAndReplaysAgainstIt) {
                              " --report " + quoted(dir / "r.json"));
   ASSERT_EQ(replay.status, 0) << replay.output;
   EXPECT_NE(replay.output.find("success 100.0% at 5 px"), std::string::npos) << replay.output;
+  // The summary names the target its statistics follow, and lists the targets found.
+  EXPECT_NE(replay.output.find("target 'book' found in 100.0%"), std::string::npos) << replay.output;
+  EXPECT_NE(replay.output.find("frames each target was found in: book 40\n"), std::string::npos) << replay.output;
   std::istringstream csv(readText(dir / "p.csv"));
   std::string line;
   std::getline(csv, line);
