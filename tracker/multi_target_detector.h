@@ -18,6 +18,9 @@
 //               steps 3-5 (verifyDetection(), tracker/detection_lane.h), the target's own
 //               descriptors first and its tilted views' only when those find nothing.
 // Only shortlisted targets are matched, so the cost grows with the shortlist, not the database.
+// While the detector holds more than `verifyAllUpTo` targets, steps 2-4 run in two passes, as
+// DetectionLane's (lane.firstPassFraction, firstPassKeypoints()): on the strongest keypoints
+// first, and on all of them only when those find no target (detect() has the measurement).
 
 #include <map>
 #include <memory>
