@@ -1,12 +1,11 @@
 #include "detection/nearest_neighbours.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
-
-#include <cmath>
 
 namespace nft::detection {
 namespace {

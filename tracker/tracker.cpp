@@ -31,6 +31,14 @@ double msSince(Clock::time_point start) {
 
 std::string sizeText(cv::Size s) { return std::to_string(s.width) + "x" + std::to_string(s.height); }
 
+/// Tracker::track's size check, for a frame or the level 0 of a caller's pyramid.
+void checkFrameSize(cv::Size given, cv::Size expected) {
+  if (given != expected)
+    throw std::invalid_argument("Tracker::track: frame size " + sizeText(given) +
+                                " differs from the tracker's frame size " + sizeText(expected) +
+                                " (resize frames to it, or make a Tracker for the new size)");
+}
+
 void addDetection(DetectionTimings& sum, const DetectionTimings& t) {
   sum.detect += t.detect;
   sum.describe += t.describe;
@@ -304,18 +312,14 @@ TrackResult Tracker::track(const cv::Mat& frame) {
   if (frame.type() != CV_8UC1 && frame.type() != CV_8UC3)
     throw std::invalid_argument("Tracker::track: frame type " + cv::typeToString(frame.type()) +
                                 " is not CV_8UC1 or CV_8UC3");
-  if (frame.size() != s.frameSize)
-    throw std::invalid_argument("Tracker::track: frame size " + sizeText(frame.size()) +
-                                " differs from the tracker's frame size " + sizeText(s.frameSize) +
-                                " (resize frames to it, or make a Tracker for the new size)");
+  checkFrameSize(frame.size(), s.frameSize);
   const auto start = Clock::now();
   TrackResult r;
-  const auto t = Clock::now();
   if (frame.channels() == 3)
     cv::cvtColor(frame, s.gray, cv::COLOR_BGR2GRAY);
   else
     s.gray = frame;
-  r.timings.convert = msSince(t);
+  r.timings.convert = msSince(start);
   s.pyramid = &s.ownPyramid;
   trackGray(r, start);
   return r;
@@ -324,10 +328,7 @@ TrackResult Tracker::track(const cv::Mat& frame) {
 TrackResult Tracker::track(FramePyramid& pyramid) {
   Impl& s = *impl_;
   if (pyramid.levelCount() == 0) throw std::invalid_argument("Tracker::track: the frame pyramid is empty");
-  if (pyramid.frameSize() != s.frameSize)
-    throw std::invalid_argument("Tracker::track: frame size " + sizeText(pyramid.frameSize()) +
-                                " differs from the tracker's frame size " + sizeText(s.frameSize) +
-                                " (resize frames to it, or make a Tracker for the new size)");
+  checkFrameSize(pyramid.frameSize(), s.frameSize);
   const auto start = Clock::now();
   TrackResult r;
   s.gray = pyramid.level(0);
