@@ -25,11 +25,11 @@
 #include "apps/eval/extractors.h"
 #include "apps/eval/multi_target_eval.h"
 #include "apps/eval/oxford_sequence.h"
-#include "apps/eval/suite_commands.h"
 #include "apps/eval/tracking_eval.h"
-#include "apps/replay/synthetic_presets.h"
 #include "gpu/capabilities.h"
 #include "gpu/context.h"
+#include "suite/suite_commands.h"
+#include "synthetic/synthetic_presets.h"
 
 using namespace nft::eval;
 
@@ -196,7 +196,7 @@ void addTrackingCommand(CLI::App& app, TrackingArgs& a) {
   cmd->add_option("--gt", r.groundTruth, "ground-truth corners, gt.tsv format (header, then one line per frame)");
   cmd->add_option("--preset", r.preset,
                   "instead of --target/--video/--gt: a synthetic sequence with exact ground truth, one of\n" +
-                      nft::replay::syntheticPresetNames() + " (POT categories, apps/replay/synthetic_presets.h)");
+                      nft::replay::syntheticPresetNames() + " (POT categories, synthetic/synthetic_presets.h)");
   cmd->add_option("--synthetic-frames", r.syntheticFrames, "frames of the --preset sequence")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
@@ -344,7 +344,7 @@ void addSuiteCommand(CLI::App& app, SuiteArgs& a) {
   a.taskCommand = task;
 }
 
-/// Runs the `suite` subcommand given (apps/eval/suite_commands.h); its exit status.
+/// Runs the `suite` subcommand given (suite/suite_commands.h); its exit status.
 int runSuite(SuiteArgs& a) {
   namespace suite = nft::eval::suite;
   if (a.runCommand->parsed()) {

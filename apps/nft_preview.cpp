@@ -21,9 +21,10 @@
 
 #include "apps/replay/frame_source.h"
 #include "apps/replay/replay_session.h"
-#include "apps/replay/synthetic_sequence.h"
+#include "apps/replay/synthetic_frame_source.h"
 #include "nft/session.h"
 #include "render/preview_window.h"
+#include "synthetic/synthetic_sequence.h"
 
 namespace {
 

@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
   std::string preset = "default";
   app.add_option("--synthetic-preset", preset,
                  "camera path of the built-in synthetic sequence: default, or a POT challenge category\n"
-                 "(apps/replay/synthetic_presets.h): " + nft::replay::syntheticPresetNames())
+                 "(synthetic/synthetic_presets.h): " + nft::replay::syntheticPresetNames())
       ->check([](const std::string& name) {
         return nft::replay::parseSyntheticPreset(name) ? std::string()
                                                        : "expected one of " + nft::replay::syntheticPresetNames();

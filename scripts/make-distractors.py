@@ -56,7 +56,7 @@ def photographs(data_dir):
     return found
 
 
-# The opencv-doc images apps/replay/multi_target_sequence.cpp prints on its table (and its background),
+# The opencv-doc images synthetic/multi_target_sequence.cpp prints on its table (and its background),
 # and the same graffiti as graf1.png: graf3.png and the Oxford graf sequence's first image.
 MULTI_TARGET_IMAGES = ("graf1.png", "starry_night.jpg", "baboon.jpg", "butterfly.jpg", "box.png", "chicky_512.png",
                        "aero3.jpg", "messi5.jpg", "building.jpg", "graf3.png", "oxford/graf/img1.png")

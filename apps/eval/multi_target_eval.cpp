@@ -17,10 +17,10 @@
 #include <stdexcept>
 
 #include "apps/eval/opencv_threads.h"
-#include "apps/replay/ground_truth.h"
-#include "apps/replay/multi_target_sequence.h"
 #include "apps/replay/replay_session.h"
 #include "nft/session.h"
+#include "suite/ground_truth.h"
+#include "synthetic/multi_target_sequence.h"
 
 namespace nft::eval {
 namespace {

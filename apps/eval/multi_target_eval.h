@@ -1,6 +1,6 @@
 #pragma once
 // The many-targets evaluation of `nft_eval multi`: the multi-target synthetic sequence
-// (apps/replay/multi_target_sequence.h: its prints, exact corners and visibility per frame) run
+// (synthetic/multi_target_sequence.h: its prints, exact corners and visibility per frame) run
 // through one Session that knows every print (and, optionally, a database of distractors loaded
 // first), or — `alone` — through one Session per print (the single-target reference of "each as
 // accurate as a single target alone"). Scored per print over the frames where at least

@@ -18,11 +18,12 @@
 
 #include "apps/eval/opencv_threads.h"
 #include "apps/replay/frame_source.h"
-#include "apps/replay/ground_truth.h"
 #include "apps/replay/replay_session.h"
-#include "apps/replay/synthetic_sequence.h"
+#include "apps/replay/synthetic_frame_source.h"
 #include "detection/target_model_io.h"
 #include "nft/session.h"
+#include "suite/ground_truth.h"
+#include "synthetic/synthetic_sequence.h"
 
 namespace nft::eval {
 namespace {

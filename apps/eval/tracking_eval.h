@@ -1,7 +1,7 @@
 #pragma once
 // The tracking evaluation of `nft_eval tracking`: our Tracker (tracker/tracker.h, configured as
 // nft_replay configures it) and the OpenCV baselines of feature_baseline.h run over one video
-// with ground-truth corners (gt.tsv, apps/replay/ground_truth.h), in the same process and on the
+// with ground-truth corners (gt.tsv, suite/ground_truth.h), in the same process and on the
 // same decoded frames, scored by the alignment error of the POT/TMT benchmarks
 // (../shared/data/README.md): e = sqrt(mean over the 4 corners of the squared distance); a frame
 // where a method finds nothing fails (e = +infinity).
@@ -38,7 +38,7 @@ struct TrackingRequest {
   /// names them, error_px "inf" and the corners empty when not found.
   std::string perFrameCsv;
   /// Instead of target, video and groundTruth: a synthetic sequence with exact ground truth, the
-  /// preset named here (apps/replay/synthetic_presets.h: "scale", "motion_blur", ...; "default"
+  /// preset named here (synthetic/synthetic_presets.h: "scale", "motion_blur", ...; "default"
   /// is nft_replay's built-in input), syntheticFrames frames, seed 8. Empty: none.
   std::string preset;
   int syntheticFrames = 300;  ///< frames of the synthetic sequence (>= 1)

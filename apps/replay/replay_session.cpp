@@ -16,14 +16,15 @@
 
 #include <unistd.h>
 
-#include "apps/replay/ground_truth.h"
-#include "apps/replay/pose_csv.h"
 #include "apps/replay/progress.h"
 #include "apps/replay/replay_report.h"
+#include "apps/replay/synthetic_frame_source.h"
 #include "apps/replay/video_output.h"
 #include "detection/backend.h"
 #include "gpu/capabilities.h"
 #include "gpu/gpu_error.h"
+#include "suite/ground_truth.h"
+#include "suite/pose_csv.h"
 
 namespace nft::replay {
 namespace {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "apps/replay/frame_source.h"
-#include "apps/replay/synthetic_sequence.h"
 #include "nft/session.h"
+#include "synthetic/synthetic_sequence.h"
 
 namespace nft::replay {
 

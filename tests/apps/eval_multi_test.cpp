@@ -12,9 +12,9 @@
 #include <opencv2/imgproc.hpp>
 
 #include "apps/eval/multi_target_eval.h"
-#include "apps/replay/multi_target_sequence.h"
 #include "nft/session.h"
-#include "apps/replay/synthetic_sequence.h"
+#include "synthetic/multi_target_sequence.h"
+#include "synthetic/synthetic_sequence.h"
 
 namespace nft::eval {
 namespace {

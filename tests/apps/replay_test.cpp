@@ -18,14 +18,14 @@
 #include <opencv2/imgproc.hpp>
 
 #include "apps/replay/frame_source.h"
-#include "apps/replay/ground_truth.h"
-#include "apps/replay/pose_csv.h"
 #include "apps/replay/replay_report.h"
-#include "apps/replay/synthetic_sequence.h"
 #include "gpu/capabilities.h"
 #include "gpu/context.h"
 #include "session/pipeline_options.h"
 #include "session/target_loader.h"
+#include "suite/ground_truth.h"
+#include "suite/pose_csv.h"
+#include "synthetic/synthetic_sequence.h"
 
 namespace {
 

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "apps/eval/suite_files.h"
-#include "suite_support.h"
+#include "suite/suite_files.h"
+#include "suite/suite_support.h"
 #include "support/test_data.h"
 
 namespace {

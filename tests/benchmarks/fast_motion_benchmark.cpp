@@ -1,7 +1,7 @@
 // Fast hand-held motion (issue 21), timed as same-run ratios (../shared/DESIGN.md, "Measuring"):
 //
 // - BM_TrackerOnPreset/<k>: the public nft::Session, default configuration, over the first 120
-//   frames of the k-th POT preset (apps/replay/synthetic_presets.h: 0 scale, 1 rotation,
+//   frames of the k-th POT preset (synthetic/synthetic_presets.h: 0 scale, 1 rotation,
 //   2 perspective, 3 motion_blur, 4 occlusion, 5 out_of_view, 6 unconstrained) and, in the same
 //   run, of the built-in default sequence (slow hand-held motion). Counters: success_5px,
 //   tracked (share of frames the tracking lane produced), median_ms (FrameTimings::total, the
@@ -21,9 +21,9 @@
 
 #include <opencv2/core/utility.hpp>
 
-#include "apps/replay/synthetic_sequence.h"
 #include "benchmark_gpu.h"
 #include "nft/session.h"
+#include "synthetic/synthetic_sequence.h"
 #include "tracker/detection_lane.h"
 #include "tracker/preset_run.h"
 #include "tracker/train_image.h"

@@ -1,6 +1,6 @@
 // Several targets tracked at once (issue 20's goal: 8 targets at >= 100 frames/s of tracker time,
 // each as accurate as alone): the grid of the multi-target synthetic sequence
-// (apps/replay/multi_target_sequence.h, 8 prints in view, 640×480), its first 180 frames
+// (synthetic/multi_target_sequence.h, 8 prints in view, 640×480), its first 180 frames
 // rendered once, then processed by a Session that knows all 8 prints and, in the same
 // iteration, by a Session that knows one of them (graf1) — the single-target baseline of the
 // same run. Each pass starts a fresh Session; its first 60 frames (the searches that find the
@@ -18,9 +18,9 @@
 
 #include <opencv2/core/utility.hpp>
 
-#include "apps/replay/multi_target_sequence.h"
 #include "benchmark_gpu.h"
 #include "nft/session.h"
+#include "synthetic/multi_target_sequence.h"
 
 namespace {
 

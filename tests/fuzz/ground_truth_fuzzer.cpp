@@ -1,4 +1,4 @@
-// libFuzzer target: the ground-truth reader of nft_replay (apps/replay/ground_truth.h,
+// libFuzzer target: the ground-truth reader of nft_replay (suite/ground_truth.h,
 // loadGroundTruth: the TMT gt.tsv format) on arbitrary bytes, through a scratch file.
 // Contract: finite corners, or std::runtime_error.
 
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "apps/replay/ground_truth.h"
+#include "suite/ground_truth.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

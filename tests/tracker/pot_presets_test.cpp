@@ -1,4 +1,4 @@
-// The POT-style presets (apps/replay/synthetic_presets.h): each path has the challenge it names
+// The POT-style presets (synthetic/synthetic_presets.h): each path has the challenge it names
 // (measured on its exact ground truth: speed up to 80 px per frame, the occluder over up to half
 // the target, up to half of it out of view, ...), its ground truth is where the target is drawn
 // even under motion blur, and the tracker keeps at least a floor of success on each — floors

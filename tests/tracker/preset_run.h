@@ -1,6 +1,6 @@
 #pragma once
 // Runs the public nft::Session over the first frames of a synthetic sequence (POT presets of
-// apps/replay/synthetic_presets.h, exact ground truth) and scores it as nft_eval does: the
+// synthetic/synthetic_presets.h, exact ground truth) and scores it as nft_eval does: the
 // alignment error of ../shared/data/README.md against the true corners, success at 5 / 10 px, the
 // share of frames the tracking lane produced and of frames where the detection lane ran.
 
@@ -8,8 +8,8 @@
 #include <cmath>
 #include <vector>
 
-#include "apps/replay/synthetic_sequence.h"
 #include "nft/session.h"
+#include "synthetic/synthetic_sequence.h"
 
 namespace nft::testing {
 

@@ -15,14 +15,14 @@
 
 #include <opencv2/imgproc.hpp>
 
-#include "apps/replay/multi_target_sequence.h"
-#include "apps/replay/synthetic_sequence.h"
 #include "config/config.h"
 #include "detection/vocabulary.h"
 #include "gpu/gpu_test.h"
 #include "nft/session.h"
 #include "session/pipeline_options.h"
 #include "session/target_loader.h"
+#include "synthetic/multi_target_sequence.h"
+#include "synthetic/synthetic_sequence.h"
 #include "tracker/detection_lane.h"
 #include "tracker/multi_target_detector.h"
 #include "tracker/preset_run.h"
@@ -99,7 +99,7 @@ TEST_F(RegionDetectionTest, AfterALossTheTrackerLooksNearTheLastPoseFirst) {
 }
 
 TEST(MultiTargetSearch, OneSessionFindsAllEightPrintsOfTheGrid) {
-  // 8 prints of about 145 px in view (apps/replay/multi_target_sequence.h). baboon and aero3 have
+  // 8 prints of about 145 px in view (synthetic/multi_target_sequence.h). baboon and aero3 have
   // few strong corners at that size: they are found only when the searches spend the keypoint
   // budget on the part of the frame the tracked prints leave (before the masked budget, never).
   // Measured (targets trained from the image alone, target.view_tilt_deg 0): all 8 in the first

@@ -1,0 +1,22 @@
+#pragma once
+// Per-frame alignment errors of a finished replay, for the success curves of `suite collect`:
+// the corners of nft_replay's pose CSV (suite/pose_csv.h) against the ground truth
+// (suite/ground_truth.h), with the error of the POT/TMT benchmarks (alignmentError()).
+
+#include <string>
+#include <vector>
+
+namespace nft::eval::suite {
+
+/// The alignment error of every frame that has ground truth, pixels; +infinity where the
+/// target was not found (a failure at every threshold). Frame i of the CSV is ground-truth
+/// frame i; frames beyond the ground truth are not scored.
+/// @throws std::runtime_error naming the file (and the line) for a CSV without the header of
+///   pose_csv.h, a row with too few fields or a corner that is not a number, and the errors of
+///   loadGroundTruth().
+std::vector<double> frameErrors(const std::string& posesCsv, const std::string& groundTruth);
+
+/// Fraction of `errors` ≤ `thresholdPx` (0 for no frames).
+double successAt(const std::vector<double>& errors, double thresholdPx);
+
+}  // namespace nft::eval::suite

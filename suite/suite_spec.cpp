@@ -1,0 +1,140 @@
+#include "suite/suite_spec.h"
+
+#include <opencv2/videoio.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "suite/suite_files.h"
+#include "suite/suite_sweep.h"
+#include "suite/suite_yaml.h"
+
+namespace nft::eval::suite {
+namespace fs = std::filesystem;
+
+namespace {
+
+// --- clips ----------------------------------------------------------------------------------
+
+void readFrames(const SuiteReader& r, const YAML::Node& node, const std::string& entry, ClipSpec& clip) {
+  if (node.IsScalar()) {
+    const int n = r.integer(node, entry, 1, 100000000);
+    clip.firstFrame = 0;
+    clip.lastFrame = n - 1;
+    return;
+  }
+  if (!node.IsSequence() || node.size() != 2)
+    r.fail(node, entry, "expected [FIRST, LAST] (frames from 0, inclusive) or N (the first N frames)");
+  clip.firstFrame = r.integer(node[0], entry + "[0]", 0, 100000000);
+  clip.lastFrame = r.integer(node[1], entry + "[1]", 0, 100000000);
+  if (clip.lastFrame < clip.firstFrame)
+    r.fail(node, entry, "the last frame (" + std::to_string(clip.lastFrame) + ") is before the first (" +
+                            std::to_string(clip.firstFrame) + ")");
+}
+
+/// Frames a video declares (its container's count) or a folder's images; 0 when unknown.
+int declaredFrames(const std::string& video) {
+  if (fs::is_directory(video)) {
+    int images = 0;
+    for (const fs::directory_entry& e : fs::directory_iterator(video)) images += e.is_regular_file() ? 1 : 0;
+    return images;
+  }
+  cv::VideoCapture capture(video, cv::CAP_FFMPEG);  // FFmpeg only: no other backend's complaints on stderr
+  return capture.isOpened() ? static_cast<int>(capture.get(cv::CAP_PROP_FRAME_COUNT)) : 0;
+}
+
+std::vector<ClipSpec> readClips(const SuiteReader& r, const YAML::Node& clips) {
+  if (!clips) r.fail(0, "clips", "missing: the suite needs a list of clips");
+  if (!clips.IsSequence() || clips.size() == 0) r.fail(clips, "clips", "expected a non-empty list of clips");
+  std::vector<ClipSpec> out;
+  for (size_t i = 0; i < clips.size(); ++i) {
+    const YAML::Node c = clips[i];
+    const std::string entry = "clips[" + std::to_string(i) + "]";
+    r.requireMap(c, entry);
+    r.checkKeys(c, entry, {"name", "video", "target", "ground_truth", "calibration", "frames"});
+    ClipSpec clip;
+    clip.line = lineOf(c);
+    if (!c["video"]) r.fail(c, entry, "missing 'video' (a video file or a folder of frames)");
+    if (!c["target"]) r.fail(c, entry, "missing 'target' (a target image or .nftm model)");
+    clip.video = r.existingPath(c["video"], entry + ".video", true);
+    clip.target = r.existingPath(c["target"], entry + ".target", false);
+    if (c["ground_truth"]) clip.groundTruth = r.existingPath(c["ground_truth"], entry + ".ground_truth", false);
+    if (c["calibration"]) clip.calibration = r.existingPath(c["calibration"], entry + ".calibration", false);
+    if (c["frames"]) {
+      readFrames(r, c["frames"], entry + ".frames", clip);
+      const int count = declaredFrames(clip.video);
+      if (count > 0 && clip.firstFrame >= count)
+        r.fail(c["frames"], entry + ".frames",
+               "the range starts at frame " + std::to_string(clip.firstFrame) + " but '" + clip.video + "' has " +
+                   std::to_string(count) + " frames (numbered from 0)");
+    }
+    const fs::path video(clip.video);
+    const std::string defaultName = fs::is_directory(video) ? video.filename().string() : video.stem().string();
+    clip.name = safeFileName(c["name"] ? r.string(c["name"], entry + ".name") : defaultName);
+    for (size_t j = 0; j < out.size(); ++j)
+      if (out[j].name == clip.name)
+        r.fail(c, entry, "clip name '" + clip.name + "' is also clips[" + std::to_string(j) + "]'s (line " +
+                             std::to_string(out[j].line) + "): give each clip its own 'name'");
+    out.push_back(clip);
+  }
+  return out;
+}
+
+void readSlurm(const SuiteReader& r, const YAML::Node& node, SlurmSpec& slurm) {
+  r.requireMap(node, "slurm");
+  r.checkKeys(node, "slurm",
+              {"partition", "time", "mem", "cpus_per_task", "max_parallel", "max_array_size", "sbatch_args"});
+  if (node["partition"]) slurm.partition = r.string(node["partition"], "slurm.partition");
+  if (node["time"]) slurm.time = r.string(node["time"], "slurm.time");
+  if (node["mem"]) slurm.mem = r.string(node["mem"], "slurm.mem");
+  if (node["cpus_per_task"]) slurm.cpusPerTask = r.integer(node["cpus_per_task"], "slurm.cpus_per_task", 1, 1024);
+  if (node["max_parallel"]) slurm.maxParallel = r.integer(node["max_parallel"], "slurm.max_parallel", 0, 1000000);
+  if (node["max_array_size"])
+    slurm.maxArraySize = r.integer(node["max_array_size"], "slurm.max_array_size", 1, 4000000);
+  if (const YAML::Node args = node["sbatch_args"]) {
+    if (!args.IsSequence()) r.fail(args, "slurm.sbatch_args", "expected a list of sbatch options");
+    for (size_t i = 0; i < args.size(); ++i)
+      slurm.extraArgs.push_back(r.string(args[i], "slurm.sbatch_args[" + std::to_string(i) + "]"));
+  }
+}
+
+}  // namespace
+
+std::string ClipSpec::identity() const {
+  return "video=" + video + "\ntarget=" + target + "\nground_truth=" + groundTruth + "\ncalibration=" + calibration +
+         "\nframes=" + std::to_string(firstFrame) + ".." + std::to_string(lastFrame) + "\n";
+}
+
+SuiteSpec loadSuite(const std::string& path) {
+  const std::string file = fs::absolute(path).lexically_normal().string();
+  if (!fs::is_regular_file(file)) throw std::runtime_error("suite file '" + path + "' does not exist");
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(file);
+  } catch (const YAML::Exception& e) {
+    const std::string where = e.mark.is_null() ? file
+                                               : file + ":" + std::to_string(e.mark.line + 1) + ":" +
+                                                     std::to_string(e.mark.column + 1);
+    throw std::runtime_error(where + ": not valid YAML: " + e.msg);
+  }
+  const SuiteReader r(file);
+  if (!root.IsMap()) r.fail(root, "suite", "expected a map with 'clips' and optionally 'sweep', 'name', ...");
+  r.checkKeys(root, "", {"name", "base_config", "clips", "sweep", "replay", "slurm"});
+
+  SuiteSpec suite;
+  suite.source = file;
+  suite.name = root["name"] ? safeFileName(r.string(root["name"], "name")) : safeFileName(fs::path(file).stem().string());
+  suite.clips = readClips(r, root["clips"]);
+  suite.configs = readSweep(r, root["base_config"], root["sweep"], suite.sweptKeys);
+
+  if (const YAML::Node replay = root["replay"]) {
+    r.requireMap(replay, "replay");
+    r.checkKeys(replay, "replay", {"render"});
+    if (replay["render"]) suite.render = r.boolean(replay["render"], "replay.render");
+  }
+  if (const YAML::Node slurm = root["slurm"]) readSlurm(r, slurm, suite.slurm);
+  return suite;
+}
+
+}  // namespace nft::eval::suite

@@ -1,0 +1,155 @@
+#include "suite/suite_task.h"
+
+#include <cmath>
+#include <fstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "suite/suite_clip_range.h"
+#include "suite/suite_files.h"
+#include "suite/suite_frame_errors.h"
+#include "suite/suite_process.h"
+
+namespace nft::eval::suite {
+namespace fs = std::filesystem;
+
+namespace {
+
+/// The replay's error: its report's "error"; else a sanitizer's report line; else, for nft_replay's
+/// own error exit (a non-zero status), its last "nft_replay: " line; else (a signal) how it ended.
+std::string replayError(const fs::path& folder, const ProcessExit& exit) {
+  try {
+    const nlohmann::json report = nlohmann::json::parse(readText(folder / "report.json"));
+    if (report.contains("error") && report["error"].is_string()) return report["error"].get<std::string>();
+  } catch (const std::exception&) {
+    // no report (the replay stopped before writing one): look at what it printed
+  }
+  std::ifstream log(folder / "replay.log");
+  std::string line, lastOwn, sanitizer;
+  while (std::getline(log, line)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (line.rfind("nft_replay: ", 0) == 0 && line.find("warning") == std::string::npos) lastOwn = line.substr(12);
+    if (sanitizer.empty() && (line.find("runtime error:") != std::string::npos ||
+                              line.find("ERROR: AddressSanitizer") != std::string::npos ||
+                              line.find("ERROR: LeakSanitizer") != std::string::npos))
+      sanitizer = line;
+  }
+  if (!sanitizer.empty()) return sanitizer;
+  if (exit.exitStatus > 0 && !lastOwn.empty()) return lastOwn;
+  return "nft_replay ended with " + exit.describe() + " (its output: replay.log)";
+}
+
+/// Replaces `final` (a failed result, or nothing) with `temporary`; when `final` is a finished
+/// pair already (another runner got there first), `temporary` is discarded.
+void moveIntoPlace(const fs::path& temporary, const fs::path& final, const Plan& plan, const Pair& pair) {
+  std::error_code ec;
+  fs::rename(temporary, final, ec);
+  if (!ec) return;
+  if (pairFinished(plan, pair)) {  // a concurrent run finished it: keep that one
+    fs::remove_all(temporary, ec);
+    return;
+  }
+  const fs::path old = final.string() + ".old-" + hostAndPid();
+  fs::rename(final, old, ec);
+  if (ec) throw std::runtime_error("cannot replace '" + final.string() + "': " + ec.message());
+  fs::rename(temporary, final, ec);
+  if (ec) throw std::runtime_error("cannot move '" + temporary.string() + "' to '" + final.string() + "': " + ec.message());
+  fs::remove_all(old, ec);
+}
+
+nlohmann::json nullIfEmpty(const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); }
+
+}  // namespace
+
+bool pairFinished(const Plan& plan, const Pair& pair) {
+  const fs::path result = plan.pairDir(pair) / "result.json";
+  std::error_code ec;
+  if (!fs::exists(result, ec)) return false;
+  try {
+    return nlohmann::json::parse(readText(result)).at("status").get<std::string>() == "ok";
+  } catch (const std::exception&) {
+    return false;  // unreadable: not finished, run again
+  }
+}
+
+PairOutcome runPair(const Plan& plan, const Pair& pair, const TaskOptions& options) {
+  PairOutcome outcome;
+  const double started = epochSeconds();
+  const double startEpoch = options.startEpoch > 0 ? options.startEpoch : started;
+  if (!options.force && pairFinished(plan, pair)) {
+    outcome.status = PairOutcome::Status::Skipped;
+    return outcome;
+  }
+  const fs::path final = plan.pairDir(pair);
+  const fs::path temporary = final.parent_path() / (".tmp-" + pair.id + "-" + hostAndPid() + "-" +
+                                                    std::to_string(static_cast<long long>(started * 1e6)));
+  std::error_code ec;
+  fs::create_directories(temporary, ec);
+  if (ec) throw std::runtime_error("cannot create folder '" + temporary.string() + "': " + ec.message());
+
+  nlohmann::json result = {{"pair", pair.id},
+                           {"clip", pair.clip},
+                           {"config", pair.config},
+                           {"config_hash", pair.configHash},
+                           {"params", pair.params},
+                           {"host", hostAndPid()},
+                           {"slurm_job_id", nullIfEmpty(options.slurmJobId)},
+                           {"slurm_array_task_id", nullIfEmpty(options.slurmTaskId)},
+                           {"started", started}};
+  std::string video = pair.video, groundTruth = pair.groundTruth, error;
+  ProcessExit exit;
+  try {
+    std::vector<std::string> argv = {plan.replayBinary, "--target", pair.target, "--config", pair.configFile};
+    if (pair.firstFrame > 0) {
+      const double cutStart = epochSeconds();
+      const CutClip cut = cutClipRange(pair.video, pair.groundTruth, pair.firstFrame, pair.lastFrame, temporary / "input");
+      video = cut.video;
+      groundTruth = cut.groundTruth;
+      outcome.prepareSeconds = epochSeconds() - cutStart;
+    } else if (pair.lastFrame >= 0) {
+      argv.insert(argv.end(), {"--frames", std::to_string(pair.lastFrame + 1)});
+    }
+    argv.insert(argv.end(), {"--video", video});
+    if (!groundTruth.empty()) argv.insert(argv.end(), {"--gt", groundTruth});
+    if (!pair.calibration.empty()) argv.insert(argv.end(), {"--calib", pair.calibration});
+    if (!plan.render) argv.push_back("--no-render");
+    argv.insert(argv.end(), {"--report", (temporary / "report.json").string(), "--poses",
+                             (temporary / "poses.csv").string(), "--progress", "0"});
+    std::vector<std::string> environment;
+    if (options.threads > 0)
+      environment = {"OPENCV_FOR_THREADS_NUM=" + std::to_string(options.threads),
+                     "LP_NUM_THREADS=" + std::to_string(options.threads)};
+    exit = runLogged(argv, (temporary / "replay.log").string(), environment);
+    outcome.replaySeconds = exit.seconds;
+    if (!exit.succeeded()) error = replayError(temporary, exit);
+    if (error.empty() && !groundTruth.empty()) {
+      nlohmann::json errors = nlohmann::json::array();
+      for (const double e : frameErrors((temporary / "poses.csv").string(), groundTruth))
+        errors.push_back(std::isfinite(e) ? nlohmann::json(e) : nlohmann::json(nullptr));
+      result["errors_px"] = errors;
+    }
+  } catch (const std::exception& e) {
+    error = e.what();  // an input that cannot be cut, a replay that cannot start: the pair fails
+  }
+  fs::remove_all(temporary / "input", ec);
+  outcome.status = error.empty() ? PairOutcome::Status::Ok : PairOutcome::Status::Failed;
+  outcome.error = error;
+  const double finished = epochSeconds();
+  outcome.taskSeconds = finished - startEpoch;
+  result["status"] = error.empty() ? "ok" : "failed";
+  result["error"] = nullIfEmpty(error);
+  result["exit_status"] = exit.exitStatus;
+  result["signal"] = exit.signal;
+  result["replay_s"] = outcome.replaySeconds;
+  result["prepare_s"] = outcome.prepareSeconds;
+  result["task_s"] = outcome.taskSeconds;
+  result["task_started"] = startEpoch;
+  result["finished"] = finished;
+  if (!result.contains("errors_px")) result["errors_px"] = nullptr;
+  writeTextAtomically(temporary / "result.json", result.dump(1) + "\n");
+  moveIntoPlace(temporary, final, plan, pair);
+  return outcome;
+}
+
+}  // namespace nft::eval::suite

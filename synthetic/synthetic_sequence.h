@@ -1,0 +1,113 @@
+#pragma once
+// The built-in default input of nft_replay: a hand-held-camera video synthesised at run time
+// from real images Debian's opencv-doc package ships (no data folder needed), with exact
+// ground-truth corners for every frame.
+//
+// A printed target (graf1.png, on a white paper margin) lies in the middle of a larger
+// textured surface (building.jpg, slightly blurred), the plane z = 0. A virtual camera with
+// the default calibration (60° horizontal field of view) moves over it along a smooth random
+// 6-DoF path (sums of sinusoids with seeded frequencies and phases): distance 0.30–0.70 m
+// (the target 160–370 px wide at 640×480), tilt up to about 50°, in-plane roll up to ±100°,
+// the target's centre wandering over the frame, a small hand tremor, and two bursts of fast
+// motion. Each frame is the surface warped by the camera's homography (cv::warpPerspective from
+// a Gaussian pyramid level chosen by the scale, so minified texture does not alias), averaged
+// over sub-frame poses within a half-frame exposure (motion blur), then lit with a slowly
+// changing gain, offset and gradient and given Gaussian sensor noise. Deterministic: the same
+// options give bit-identical frames (own uniform numbers from std::mt19937, whose output
+// sequence the C++ standard fixes; cv::RNG seeded per frame).
+//
+// SyntheticSequenceOptions::preset swaps the default path for one of the POT benchmark's
+// challenge categories (synthetic_presets.h: scale, rotation, perspective, motion blur,
+// occlusion, out of view, unconstrained), rendered the same way with finer sub-frames (the
+// presets move up to 80 px per frame) and, for the occlusion presets, a textured occluder
+// composited in every sub-frame. The default path and its frames are unchanged by the presets.
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "synthetic/synthetic_presets.h"
+
+namespace nft::replay {
+
+/// Where opencv-doc puts its sample images (Debian 12).
+inline constexpr const char* kOpencvDocData = "/usr/share/doc/opencv-doc/examples/data";
+
+/// Settings of the synthetic sequence.
+struct SyntheticSequenceOptions {
+  cv::Size frameSize{640, 480};  ///< pixels, each side >= 64
+  int frames = 300;              ///< >= 1; at 30 frames/s
+  std::uint32_t seed = 8;        ///< the path's random frequencies and phases, and the noise
+  std::string targetPath = std::string(kOpencvDocData) + "/graf1.png";
+  std::string backgroundPath = std::string(kOpencvDocData) + "/building.jpg";
+  double targetWidthM = 0.20;    ///< printed width of the target image, metres, > 0
+  double noiseSigma = 3.0;       ///< sensor noise, grey levels (standard deviation), >= 0
+  /// The camera path: the default hand-held one, or a POT challenge category.
+  SyntheticPreset preset = SyntheticPreset::Default;
+  /// Texture of the occluder of the occlusion presets (read only by those).
+  std::string occluderPath = std::string(kOpencvDocData) + "/fruits.jpg";
+};
+
+/// Four corners in frame pixels: upper-left, upper-right, lower-right, lower-left.
+using QuadCorners = std::array<cv::Point2f, 4>;
+
+/// The synthesised video: frames rendered on demand, ground truth per frame. Immutable after
+/// construction (render() is const and thread-compatible).
+class SyntheticSequence {
+ public:
+  /// Loads the images and plans the camera path.
+  /// @throws std::runtime_error naming the image file (and the package opencv-doc) when it is
+  ///   missing or unreadable; std::invalid_argument for options out of range.
+  explicit SyntheticSequence(const SyntheticSequenceOptions& options = {});
+
+  const SyntheticSequenceOptions& options() const { return options_; }
+  int frameCount() const { return options_.frames; }
+  cv::Size frameSize() const { return options_.frameSize; }
+  /// 30 frames/s.
+  double fps() const { return 30.0; }
+  /// The target image as loaded (BGR): what a user would print and train.
+  const cv::Mat& targetImage() const { return target_; }
+  /// Frame `index` (in [0, frameCount())): CV_8UC3 BGR of frameSize().
+  /// @throws std::out_of_range for another index.
+  cv::Mat render(int index) const;
+  /// Homography target-image pixels → frame pixels at the middle of frame `index`'s exposure.
+  cv::Matx33d homography(int index) const;
+  /// The target image's corners (0,0), (w,0), (w,h), (0,h) mapped into frame `index`.
+  QuadCorners corners(int index) const;
+  /// Ground truth of every frame (corners(i) for each i).
+  std::vector<QuadCorners> groundTruth() const;
+  /// The occluder at the middle of frame `index`'s exposure (target-normalised placement),
+  /// std::nullopt when the preset has none or it is away; e.g. coveredFraction() is the part of
+  /// the target it hides.
+  std::optional<OccluderPlacement> occluder(int index) const;
+
+ private:
+  /// Camera pose of the target at time `frame` (fractional frames allowed).
+  cv::Matx33d homographyAt(double frame) const;  // surface pixels → frame pixels
+  /// Surface pixels → frame pixels for the camera at `distance` metres etc. (angles in radians).
+  cv::Matx33d cameraHomography(double distance, double tiltX, double tiltY, double roll, double offsetX,
+                               double offsetY) const;
+  /// Presets: draws the printed target and the occluder (if any at time t) over `warped`, the
+  /// background at time t, from their pyramid level `level`.
+  void drawLayers(double t, int level, cv::Mat& warped) const;
+
+  SyntheticSequenceOptions options_;
+  cv::Mat target_;
+  std::vector<cv::Mat> surface_;  // Gaussian pyramid of the surface (target + background)
+  cv::Point2d targetOrigin_;      // target's top-left corner in surface pixels
+  cv::Matx33d K_;
+  double metresPerPixel_ = 0;
+  struct Path;
+  std::shared_ptr<const Path> path_;
+  std::optional<PresetPath> preset_;  // set for every preset but Default
+  std::vector<cv::Mat> occluder_;     // Gaussian pyramid of the occluder texture (occlusion presets)
+  std::vector<cv::Mat> paper_;        // presets: the target on its paper, a layer over the background
+  cv::Point2d paperOrigin_;           // the paper's top-left corner in surface pixels
+};
+
+}  // namespace nft::replay

@@ -1,0 +1,204 @@
+// The suite file (suite/suite_spec.h) and the plan made from it (suite_plan.h): clips and
+// grids expand as documented, configs are checked by the config schema with the suite's line,
+// equal configs hash equally, and an output folder of another suite is refused.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include "suite/suite_files.h"
+#include "suite/suite_plan.h"
+#include "suite/suite_spec.h"
+#include "suite/suite_support.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace nft::eval::suite;
+using nft::testing::writeFile;
+
+/// A folder with a 20-frame video, a target and a gt.tsv, and suite files written into it.
+class SuiteSpecTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = nft::testing::freshTempDir("nft_suite_spec");
+    nft::testing::writeTinyVideo(dir_ / "clip.avi", 20);
+    writeFile(dir_ / "target.png", "not read by loadSuite");
+    nft::testing::writeFakeGroundTruth(dir_ / "gt.tsv", 20);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path suite(const std::string& text, const std::string& name = "s.yaml") {
+    writeFile(dir_ / name, text);
+    return dir_ / name;
+  }
+  /// loadSuite's error message for `text` ("" when it loads).
+  std::string errorOf(const std::string& text) {
+    try {
+      loadSuite(suite(text).string());
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    return "";
+  }
+
+  fs::path dir_;
+};
+
+const char* kClip = "clips:\n  - video: clip.avi\n    target: target.png\n";
+
+TEST_F(SuiteSpecTest, ClipsResolveAgainstTheSuiteFolderAndTheGridExpandsInOrder) {
+  const SuiteSpec s = loadSuite(suite(std::string(kClip) +
+                                      "    ground_truth: gt.tsv\n"
+                                      "    frames: 5\n"
+                                      "  - name: late\n    video: clip.avi\n    target: target.png\n    frames: [10, 14]\n"
+                                      "sweep:\n  grid:\n    tracking.min_ncc: [0.6, 0.8]\n"
+                                      "    ransac.threshold_px: [2, 3, 4]\n")
+                                    .string());
+  ASSERT_EQ(s.clips.size(), 2u);
+  EXPECT_EQ(s.name, "s");
+  EXPECT_EQ(s.clips[0].name, "clip");  // the video's name
+  EXPECT_EQ(s.clips[0].video, (dir_ / "clip.avi").string());
+  EXPECT_EQ(s.clips[0].groundTruth, (dir_ / "gt.tsv").string());
+  EXPECT_EQ(s.clips[0].firstFrame, 0);
+  EXPECT_EQ(s.clips[0].lastFrame, 4);
+  EXPECT_EQ(s.clips[1].name, "late");
+  EXPECT_EQ(s.clips[1].firstFrame, 10);
+  EXPECT_EQ(s.clips[1].lastFrame, 14);
+  ASSERT_EQ(s.configs.size(), 6u);
+  EXPECT_EQ(s.configs[0].name, "tracking.min_ncc=0.6 ransac.threshold_px=2");
+  EXPECT_EQ(s.configs[1].name, "tracking.min_ncc=0.6 ransac.threshold_px=3");
+  EXPECT_EQ(s.configs[5].name, "tracking.min_ncc=0.8 ransac.threshold_px=4");
+  EXPECT_EQ(s.configs[5].params.at("ransac.threshold_px"), "4");
+  EXPECT_EQ(s.sweptKeys, (std::vector<std::string>{"tracking.min_ncc", "ransac.threshold_px"}));
+  // The complete config carries the swept values.
+  EXPECT_NE(s.configs[5].yaml.find("min_ncc: 0.8"), std::string::npos) << s.configs[5].yaml;
+  EXPECT_NE(s.configs[5].yaml.find("threshold_px: 4"), std::string::npos) << s.configs[5].yaml;
+}
+
+TEST_F(SuiteSpecTest, WithoutASweepTheSuiteHasTheDefaultConfig) {
+  const SuiteSpec s = loadSuite(suite(kClip).string());
+  ASSERT_EQ(s.configs.size(), 1u);
+  EXPECT_EQ(s.configs[0].name, "default");
+  EXPECT_TRUE(s.sweptKeys.empty());
+}
+
+TEST_F(SuiteSpecTest, BadEntriesAreRefusedNamingTheSuiteFileAndLine) {
+  const std::string file = (dir_ / "s.yaml").string();
+  struct Case {
+    std::string text, expected;
+  };
+  const std::vector<Case> cases = {
+      {std::string(kClip) + "colour: red\n", file + ":4: colour: unknown key"},
+      {"name: x\n", file + ": clips: missing"},
+      {"clips:\n  - video: nope.mp4\n    target: target.png\n",
+       file + ":2: clips[0].video '" + (dir_ / "nope.mp4").string() + "': no such file or folder"},
+      {"clips:\n  - video: clip.avi\n", file + ":2: clips[0]: missing 'target'"},
+      {std::string(kClip) + "sweep:\n  grid:\n    tracking.min_nc: [0.7]\n",
+       file + ":6: sweep.grid: tracking.min_nc: unknown key"},
+      {std::string(kClip) + "sweep:\n  grid:\n    tracking.min_ncc:\n      - 0.7\n      - 1.5\n",
+       file + ":8: sweep.grid: tracking.min_ncc = 1.5: expected a number in [-1, 1]"},
+      {std::string(kClip) + "sweep:\n  configs:\n    a: {tracking: {min_ncc: \"0.5\"}}\n",
+       file + ":6: sweep.configs.a: tracking.min_ncc = \"0.5\": expected a number"},
+      {std::string(kClip) + "    frames: [5, 3]\n", file + ":4: clips[0].frames: the last frame (3) is before the first (5)"},
+      {std::string(kClip) + "    frames: [50, 60]\n", "clips[0].frames: the range starts at frame 50 but"},
+      {std::string(kClip) + "    frames: many\n", file + ":4: clips[0].frames: expected an integer"},
+      {std::string(kClip) + "  - video: clip.avi\n    target: target.png\n",
+       file + ":4: clips[1]: clip name 'clip' is also clips[0]'s (line 2)"},
+      {std::string(kClip) + "sweep:\n  configs:\n    a: null\n    b: {tracking: {min_ncc: 0.7}}\n",
+       file + ":7: sweep: config 'b' is the same configuration as 'a' (line 6)"},
+      {std::string(kClip) + "sweep:\n  grid: {tracking.min_ncc: [1]}\n  configs: {a: null}\n",
+       "sweep: give either 'grid' or 'configs', not both"},
+      {"clips: [a, {b: 1]\n", file + ":1:17: not valid YAML"},
+      {std::string(kClip) + "slurm:\n  cpus_per_task: 0\n", file + ":5: slurm.cpus_per_task = 0: expected an integer in [1, 1024]"},
+  };
+  for (const Case& c : cases) {
+    const std::string error = errorOf(c.text);
+    EXPECT_NE(error.find(c.expected), std::string::npos) << "suite:\n" << c.text << "\nerror: " << error;
+  }
+}
+
+TEST_F(SuiteSpecTest, AnErrorInANamedConfigFileNamesThatFileAndLine) {
+  writeFile(dir_ / "bad.yaml", "tracking:\n  min_ncc: 7\n");
+  const std::string error = errorOf(std::string(kClip) + "sweep:\n  configs:\n    bad: bad.yaml\n");
+  EXPECT_NE(error.find("s.yaml:6: sweep.configs.bad '" + (dir_ / "bad.yaml").string() + "'"), std::string::npos) << error;
+  EXPECT_NE(error.find("bad.yaml:2: tracking.min_ncc = 7"), std::string::npos) << error;
+}
+
+TEST_F(SuiteSpecTest, EqualConfigsHashEquallyHoweverWrittenAndPairIdsFollowTheClipsInputs) {
+  writeFile(dir_ / "c.yaml", "tracking:\n  min_ncc: 0.8\n");
+  const SuiteSpec grid = loadSuite(suite(std::string(kClip) + "sweep:\n  grid:\n    tracking.min_ncc: [0.8]\n", "a.yaml").string());
+  const SuiteSpec named =
+      loadSuite(suite(std::string(kClip) + "sweep:\n  configs:\n    x: {tracking: {min_ncc: 0.80}}\n", "b.yaml").string());
+  const SuiteSpec file = loadSuite(suite(std::string(kClip) + "sweep:\n  configs:\n    y: c.yaml\n", "e.yaml").string());
+  EXPECT_EQ(grid.configs[0].hash, named.configs[0].hash);
+  EXPECT_EQ(grid.configs[0].hash, file.configs[0].hash);
+  EXPECT_NE(grid.configs[0].hash, loadSuite(suite(kClip, "d.yaml").string()).configs[0].hash);
+  const Plan a = makePlan(grid, (dir_ / "out").string(), "/bin/true");
+  const Plan b = makePlan(named, (dir_ / "out").string(), "/bin/true");
+  EXPECT_EQ(a.pairs[0].id, b.pairs[0].id);
+  EXPECT_EQ(a.pairs[0].id.rfind("clip-", 0), 0u) << a.pairs[0].id;
+  const SuiteSpec shorter = loadSuite(suite(std::string(kClip) + "    frames: 5\nsweep:\n  grid:\n    tracking.min_ncc: [0.8]\n", "c2.yaml").string());
+  EXPECT_NE(makePlan(shorter, (dir_ / "out").string(), "/bin/true").pairs[0].id, a.pairs[0].id);
+}
+
+TEST_F(SuiteSpecTest, ARelativeCalibrationInAConfigIsMadeAbsoluteFromItsFolder) {
+  writeFile(dir_ / "cfg" / "cam.yaml", "%YAML:1.0\n");
+  writeFile(dir_ / "cfg" / "with_cam.yaml", "camera:\n  calibration: cam.yaml\n");
+  const SuiteSpec s = loadSuite(suite(std::string(kClip) + "sweep:\n  configs:\n    file: cfg/with_cam.yaml\n"
+                                                             "    inline: {camera: {calibration: cfg/cam.yaml}, tracking: {min_ncc: 0.6}}\n")
+                                    .string());
+  ASSERT_EQ(s.configs.size(), 2u);
+  for (const ConfigSpec& c : s.configs)
+    EXPECT_NE(c.yaml.find((dir_ / "cfg" / "cam.yaml").string()), std::string::npos) << c.yaml;
+}
+
+TEST_F(SuiteSpecTest, ThePlanRoundTripsThroughItsJson) {
+  const SuiteSpec s = loadSuite(suite(std::string(kClip) + "    ground_truth: gt.tsv\n    frames: [2, 9]\n"
+                                                             "sweep:\n  grid:\n    tracking.min_ncc: [0.6, 0.8]\n")
+                                    .string());
+  const Plan plan = makePlan(s, (dir_ / "out").string(), "/bin/true");
+  prepareOutDir(plan, s);
+  const Plan back = loadPlan(dir_ / "out" / "suite.json");
+  ASSERT_EQ(back.pairs.size(), 2u);
+  EXPECT_EQ(back.suite, "s");
+  EXPECT_EQ(back.pairs[1].id, plan.pairs[1].id);
+  EXPECT_EQ(back.pairs[1].params, plan.pairs[1].params);
+  EXPECT_EQ(back.pairs[1].firstFrame, 2);
+  EXPECT_EQ(back.pairs[1].lastFrame, 9);
+  EXPECT_EQ(back.pairs[1].groundTruth, (dir_ / "gt.tsv").string());
+  EXPECT_TRUE(fs::is_regular_file(back.pairs[1].configFile));
+  EXPECT_EQ(readText(back.pairs[1].configFile), s.configs[1].yaml);
+}
+
+TEST_F(SuiteSpecTest, AnOutputFolderOfAnotherSuiteOrNoSuiteIsRefused) {
+  const SuiteSpec a = loadSuite(suite(kClip, "a.yaml").string());
+  const SuiteSpec b = loadSuite(suite(kClip, "b.yaml").string());
+  const std::string out = (dir_ / "out").string();
+  prepareOutDir(makePlan(a, out, "/bin/true"), a);
+  prepareOutDir(makePlan(a, out, "/bin/true"), a);  // the same suite again: fine
+  try {
+    prepareOutDir(makePlan(b, out, "/bin/true"), b);
+    FAIL() << "another suite's folder was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("holds the results of suite 'a', not of 'b'"), std::string::npos) << e.what();
+  }
+  writeFile(dir_ / "foreign" / "notes.txt", "mine");
+  try {
+    prepareOutDir(makePlan(b, (dir_ / "foreign").string(), "/bin/true"), b);
+    FAIL() << "a foreign folder was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("is not empty and holds no suite.json"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SuiteFiles, StableHashIsFnv1a64AndNamesAreSafe) {
+  EXPECT_EQ(stableHash(""), "cbf29ce484222325");  // FNV-1a 64 offset basis
+  EXPECT_EQ(stableHash("a"), "af63dc4c8601ec8c");  // published FNV-1a 64 test vector
+  EXPECT_EQ(safeFileName("tmt bookI/1"), "tmt_bookI_1");
+  EXPECT_EQ(safeFileName(""), "_");
+}
+
+}  // namespace
