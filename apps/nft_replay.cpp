@@ -28,6 +28,11 @@ int main(int argc, char** argv) {
   app.add_option("--gt-target", request.groundTruthTarget,
                  "with several targets: the name of the one --gt follows and the statistics score (default: the first)");
   app.add_option("--video", request.video, "input: video file, folder of frames (name order) or camera index");
+  app.add_option("--init-quad", request.initQuad,
+                 "x1,y1,x2,y2,x3,y3,x4,y4: the target is the first frame's region inside this quad (upper-left,\n"
+                 "upper-right, lower-right, lower-left corners, frame pixels), tracked from there: how the POT and\n"
+                 "TMT benchmarks start a tracker (instead of --target)")
+      ->delimiter(',');
   app.add_option("--config", request.configPath, "YAML configuration (config/default.yaml lists every key)");
   app.add_option("--calib", request.calibrationPath,
                  "camera calibration file (OpenCV YAML/XML/JSON); default: the config's, else a 60 deg field of view");
