@@ -359,7 +359,7 @@ int runReplay(const ReplayRequest& request) {
       const TargetResult& r = *scored;
 
       std::optional<double> alignment;
-      if (static_cast<size_t>(index) < groundTruth.size())
+      if (static_cast<size_t>(index) < groundTruth.size() && annotated(groundTruth[static_cast<size_t>(index)]))
         alignment = r.found && r.corners.size() == 4 ? alignmentError(groundTruth[static_cast<size_t>(index)], r.corners)
                                                      : std::numeric_limits<double>::infinity();
 
