@@ -401,7 +401,9 @@ void TargetTracking::refine(const cv::Mat& frame, const tracker::CameraCalibrati
     if (!refined.homography) continue;
     tracker::Pose pose;
     try {
-      pose = tracker::poseFromHomography(calibration, *refined.homography, size, t.model->metresPerPixel(), 3);
+      // IPPE on a 3 × 3 grid of the refined homography (no Levenberg-Marquardt: the grid fits it
+      // exactly; 0.03 instead of 0.2 ms).
+      pose = tracker::poseFromHomography(calibration, *refined.homography, size, t.model->metresPerPixel(), 3, false);
     } catch (const std::exception&) {  // a homography no camera makes: keep the lanes' result
       continue;
     }

@@ -219,6 +219,16 @@ bool iterate(const Level& level, const std::vector<Sample>& samples, const cv::M
         weight[i] = std::abs(u) < 1 ? (1 - u * u) * (1 - u * u) : 0.0;
       }
     }
+    {  // the samples' normalised cross-correlation, template against frame, Tukey-weighted
+      double sw = 0, st = 0, sg = 0, stt = 0, sgg = 0, stg = 0;
+      for (size_t i = 0; i < n; ++i)
+        if (weight[i] > 0) {
+          const double wi = weight[i], t = samples[i].t, g = grey[i];
+          sw += wi, st += wi * t, sg += wi * g, stt += wi * t * t, sgg += wi * g * g, stg += wi * t * g;
+        }
+      const double vt = stt - st * st / sw, vg = sgg - sg * sg / sw;
+      out.correlation = sw > 0 && vt > 0 && vg > 0 ? (stg - st * sg / sw) / std::sqrt(vt * vg) : 0;
+    }
     cv::Matx<double, 8, 8> A = cv::Matx<double, 8, 8>::zeros();
     cv::Vec<double, 8> g = cv::Vec<double, 8>::all(0);
     int agreeing = 0;
@@ -273,6 +283,8 @@ HomographyRefiner::HomographyRefiner(const cv::Mat& image, const RefinerOptions&
   if (!(o.minAgreeing > 0 && o.minAgreeing <= 1))
     throw std::invalid_argument("RefinerOptions::minAgreeing must be in (0, 1]");
   if (!(o.maxShiftPx > 0)) throw std::invalid_argument("RefinerOptions::maxShiftPx must be > 0");
+  if (!(o.minCorrelation >= -1 && o.minCorrelation <= 1))
+    throw std::invalid_argument("RefinerOptions::minCorrelation must be in [-1, 1]");
   impl_->options = o;
   impl_->size = image.size();
   cv::Mat level = image;
@@ -307,12 +319,12 @@ Refinement HomographyRefiner::refine(const cv::Mat& frame, const cv::Matx33d& ho
   const int wanted = static_cast<int>(std::lround(std::log2(1.0 / frameScale)));
   out.level = std::clamp(wanted, 0, static_cast<int>(s.levels.size()) - 1);
   cv::Matx33d current = homography;  // model pixels → frame pixels
-  // 2. Coarse to fine: a few iterations one template level up widen the basin (its gradients
-  //    are smoother), then the level itself.
+  // 2. Coarse to fine: an iteration one template level up widens the basin (its gradients are
+  //    smoother), then the level itself.
   const int first = std::min(out.level + 1, static_cast<int>(s.levels.size()) - 1);
   for (int l = first; l >= out.level; --l) {
     const Level& level = s.levels[static_cast<size_t>(l)];
-    const int iterations = l == out.level ? o.maxIterations : std::max(1, o.maxIterations / 2);
+    const int iterations = l == out.level ? o.maxIterations : 1;
     // The streak in this level's pixels: frame pixels through the inverse of the homography's
     // Jacobian at the target's centre (rotation and scale), model pixels to level pixels.
     const cv::Vec2d streak = toModel * streakPx * (1.0 / level.scale);
@@ -327,7 +339,7 @@ Refinement HomographyRefiner::refine(const cv::Mat& frame, const cv::Matx33d& ho
     out.shiftPx = std::max(out.shiftPx, cv::norm(apply(refined, m.x, m.y) - apply(homography, m.x, m.y)));
   for (int i = 0; i < 9; ++i)
     if (!std::isfinite(refined.val[i])) return out;
-  if (out.shiftPx > o.maxShiftPx) return out;
+  if (out.shiftPx > o.maxShiftPx || out.correlation < o.minCorrelation) return out;
   out.homography = refined;
   return out;
 }

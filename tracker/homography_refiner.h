@@ -23,7 +23,7 @@
 //             residuals' Tukey weights, the Gauss-Newton step and its inverse composed into the
 //             warp; until the target's corners move less than kConvergedPx, at most
 //             maxIterations;
-// 3. accept:  only when enough samples stay in view and agree (RefinerOptions) and the corners
+// 3. accept:  only when enough samples stay in view, agree and correlate (RefinerOptions) and the corners
 //             moved at most maxShiftPx from where they started: a refinement never replaces a
 //             good homography by a worse guess.
 #include <memory>
@@ -40,7 +40,7 @@ namespace nft::tracker {
 struct RefinerOptions {
   /// Samples per template pyramid level: the strongest-gradient pixel of each cell of a grid
   /// over the level (>= 16).
-  int samples = 400;
+  int samples = 256;
   /// Fewest grey levels per pixel of gradient a sample needs (flat pixels carry no alignment).
   double minGradient = 4.0;
   /// Most Gauss-Newton iterations per refine() (>= 1).
@@ -49,6 +49,10 @@ struct RefinerOptions {
   double minInView = 0.25;
   /// Fewest samples with a non-zero Tukey weight among those in view, fraction in (0, 1].
   double minAgreeing = 0.5;
+  /// Lowest normalised cross-correlation of the samples' template and frame values at the end
+  /// (Tukey-weighted: an occluder's samples weigh nothing), in [-1, 1]: a fit that converged on
+  /// the wrong place (a start far off) correlates poorly.
+  double minCorrelation = 0.6;
   /// A refinement moving a target corner further than this from its start is refused (frame
   /// pixels, > 0): the start was too far off for the alignment to converge to the right place.
   double maxShiftPx = 12.0;
@@ -64,6 +68,7 @@ struct Refinement {
   int agreeing = 0;    ///< of those, samples with a non-zero weight
   double shiftPx = 0;  ///< largest corner displacement from the start, frame pixels
   double rmsGrey = 0;  ///< weighted RMS residual, grey levels of the target image
+  double correlation = 0;  ///< weighted NCC of the samples, template against frame (last iteration)
   int level = 0;       ///< template pyramid level used
 };
 

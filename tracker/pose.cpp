@@ -73,7 +73,7 @@ Pose estimatePose(const CameraCalibration& calibration, const std::vector<cv::Po
 }
 
 Pose poseFromHomography(const CameraCalibration& calibration, const cv::Matx33d& H, cv::Size targetSize,
-                        double metresPerPixel, int gridSize) {
+                        double metresPerPixel, int gridSize, bool refine) {
   if (targetSize.width <= 0 || targetSize.height <= 0) {
     throw std::invalid_argument("poseFromHomography: target size must be positive");
   }
@@ -98,7 +98,7 @@ Pose poseFromHomography(const CameraCalibration& calibration, const cv::Matx33d&
   if (positive > 0 && negative > 0) {
     throw std::invalid_argument("poseFromHomography: H puts part of the target behind the image plane");
   }
-  return estimatePose(calibration, target, frame, metresPerPixel);
+  return estimatePose(calibration, target, frame, metresPerPixel, refine);
 }
 
 }  // namespace nft::tracker

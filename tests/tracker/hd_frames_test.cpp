@@ -5,11 +5,13 @@
 //   moves over the photograph (exact ground truth: the frames are the photograph warped by known
 //   homographies);
 // - the POT presets at 1280 × 720 and 1920 × 1080 with targets covering 1/16 to 1/4 of the frame
-//   keep floors of success, set below what this code measures on their first frames (README /
-//   docs results: the HD table).
+//   keep floors of success over their first 40 frames, set at or below what this code measures
+//   there (every case 40 of 40 within 5 px but motion_blur at 1280 × 720, 38 of 40; the docs'
+//   results page has the 120-frame table).
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iostream>
 #include <ostream>
 
 #include <opencv2/imgcodecs.hpp>
@@ -112,6 +114,7 @@ TEST_P(HdPresetFloor, TheTrackerKeepsTheTarget) {
     const TargetResult t = session.process(sequence.render(i)).targets.front();
     within5 += t.found && testing::cornerAlignmentError(t.corners, sequence.corners(i)) <= 5 ? 1 : 0;
   }
+  std::cout << within5 << " of " << o.frames << " frames within 5 px\n";
   EXPECT_GE(static_cast<double>(within5) / o.frames, f.at5) << within5 << " of " << o.frames << " within 5 px";
 }
 
@@ -121,13 +124,13 @@ INSTANTIATE_TEST_SUITE_P(
     Hd, HdPresetFloor,
     ::testing::Values(HdFloor{SyntheticPreset::Scale, k720, 0.25, 0.95}, HdFloor{SyntheticPreset::Rotation, k720, 0.25, 0.95},
                       HdFloor{SyntheticPreset::Perspective, k720, 0.25, 0.95},
-                      HdFloor{SyntheticPreset::MotionBlur, k720, 0.25, 0.85},
+                      HdFloor{SyntheticPreset::MotionBlur, k720, 0.25, 0.9},
                       HdFloor{SyntheticPreset::Occlusion, k720, 0.25, 0.95},
                       HdFloor{SyntheticPreset::OutOfView, k720, 0.25, 0.95},
-                      HdFloor{SyntheticPreset::Unconstrained, k720, 0.25, 0.85},
+                      HdFloor{SyntheticPreset::Unconstrained, k720, 0.25, 0.95},
                       HdFloor{SyntheticPreset::Scale, k720, 0.0625, 0.95},
                       HdFloor{SyntheticPreset::Perspective, k1080, 0.0625, 0.95},
-                      HdFloor{SyntheticPreset::MotionBlur, k1080, 0.25, 0.7}));
+                      HdFloor{SyntheticPreset::Scale, k1080, 0.25, 0.95}));
 
 }  // namespace
 }  // namespace nft

@@ -96,7 +96,8 @@ TEST(HomographyRefiner, LandsOnTheTrueCornersThroughGainOffsetAndNoise) {
     const Refinement r = refiner.refine(v.frame, start);
     ASSERT_TRUE(r.homography) << px << " px off";
     EXPECT_LT(cornerError(*r.homography, v.truth, target.size()), 0.25) << "from " << px << " px off";
-    EXPECT_GT(r.inView, 300);
+    EXPECT_GT(r.inView, 200);
+    EXPECT_GT(r.correlation, 0.9);
     EXPECT_GT(r.agreeing, r.inView / 2);
   }
   // A BGR frame is read as its grey.
