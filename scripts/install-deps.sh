@@ -5,8 +5,8 @@
 set -euo pipefail
 
 PACKAGES=(
-  # Toolchain and build
-  build-essential cmake ninja-build pkg-config
+  # Toolchain and build; help2man makes the programs' manual pages from their --help
+  build-essential cmake ninja-build pkg-config help2man
   # EGL + OpenGL ES 2.0: headers, the GLVND loaders, Mesa's EGL and its llvmpipe driver
   # (the GPU of machines without one: CI, containers)
   libegl-dev libgles-dev libegl1 libgles2 libegl-mesa0 libgl1-mesa-dri
