@@ -5,7 +5,7 @@
 #      emscripten, into a cached prefix (scripts/build-web-deps.sh);
 #   2. the project's libraries (the same sources as native; gpu/context_web.cpp for the context);
 #   3. the module web/ (nft_web.js + nft_web.wasm), beside nft.js, nft.d.ts and demo/.
-# The result is a folder to serve as it is: see the README's "In a web page".
+# The result is a folder to serve as it is: see docs/web.md.
 #
 #   scripts/build-web.sh [--build-dir DIR] [--deps DIR] [--jobs N]
 #     --build-dir DIR  the project's web build (default: build/web)

@@ -316,6 +316,32 @@ minimal_errors() {
   echo ">> usage without arguments; '$out', exit 1"
 }
 
+# examples/minimal/hello.cpp, the README's 20-line app: the target found in the frames minimal
+# finds it in, and the pose's translation as minimal prints it (to the millimetre).
+hello_equals_minimal() {
+  [ -f "$work/out/minimal-cmu_book.txt" ] || { echo "no minimal output to compare with"; return 1; }
+  "$work/build-minimal/hello" "$data/video/cmu_book/cv_cover.jpg" "$data/video/cmu_book/book.mp4" \
+    >"$work/out/hello-cmu_book.txt" || return 1
+  python3 - "$work/out/minimal-cmu_book.txt" "$work/out/hello-cmu_book.txt" <<'PY' || return 1
+import re, sys
+def load(path, pattern):
+    out = {}
+    for line in open(path):
+        m = re.match(r"frame (\d+): (.*)$", line.strip())
+        if m:
+            t = re.search(pattern, m.group(2))
+            out[int(m.group(1))] = [float(v) for v in t.groups()] if t else None
+    return out
+minimal = load(sys.argv[1], r"tvec (\S+) (\S+) (\S+)")
+hello = load(sys.argv[2], r"t = (\S+) (\S+) (\S+)")
+assert sorted(minimal) == sorted(hello) and minimal, f"frames: {len(minimal)} and {len(hello)}"
+bad = [f for f in minimal if (minimal[f] is None) != (hello[f] is None) or
+       (minimal[f] and max(abs(a - b) for a, b in zip(minimal[f], hello[f])) > 0.0015)]
+assert not bad, f"frames where hello and minimal differ: {bad[:10]}"
+print(f">> {len(hello)} frames, found in {sum(v is not None for v in hello.values())}, as minimal")
+PY
+}
+
 echo "== examples/minimal against the installed package only (find_package(nft), $kind) =="
 check "find_package(nft) needs the prefix and a compatible version" package_required || true
 if check "examples/minimal builds against the prefix" build_minimal; then
@@ -324,6 +350,7 @@ if check "examples/minimal builds against the prefix" build_minimal; then
   check "minimal = nft_replay on tmt_bookI" minimal_equals_replay tmt_bookI \
     "$data/video/tmt_bookI/target.png" "$data/video/tmt_bookI/video.mp4" || true
   check "minimal reports usage and nft::Error" minimal_errors || true
+  check "hello (the README's app) finds the cover where minimal does" hello_equals_minimal || true
 fi
 
 # --- 3. The same minimal.cpp through pkg-config ------------------------------------------------
