@@ -25,6 +25,7 @@
 #include "apps/eval/extractors.h"
 #include "apps/eval/multi_target_eval.h"
 #include "apps/eval/oxford_sequence.h"
+#include "apps/eval/pot_eval.h"
 #include "apps/eval/tracking_eval.h"
 #include "gpu/capabilities.h"
 #include "gpu/context.h"
@@ -156,6 +157,7 @@ int runDescriptors(const DescriptorsArgs& a) {
 /// What the `tracking` subcommand was given.
 struct TrackingArgs {
   TrackingRequest request;
+  std::vector<int> size;  // --size WxH
   std::string baselines = "orb,sift";
   std::string curve;
   std::string subset;
@@ -200,6 +202,18 @@ void addTrackingCommand(CLI::App& app, TrackingArgs& a) {
   cmd->add_option("--synthetic-frames", r.syntheticFrames, "frames of the --preset sequence")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
+  cmd->add_option("--size", a.size, "WxH: frame size of the --preset sequence, e.g. 1280x720 (default 640x480)")
+      ->delimiter('x')
+      ->expected(2)
+      ->check(CLI::Range(64, 8192));
+  cmd->add_option("--target-fraction", r.targetFraction,
+                  "with --preset: the target's share of the frame's area, seen frontally from 0.45 m (e.g.\n"
+                  "0.0625 = 1/16; default: the preset's own, about 1/6 at 640x480)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_flag("--init-quad", r.initQuad,
+                "POT's start instead of --target: the target is the first frame's region inside its --gt quad,\n"
+                "ours started there (Session::addTargetFromFrame), the baselines given it rectified; the first\n"
+                "frame is not scored");
   cmd->add_option("--config", r.configPath, "YAML config for our tracker (config/default.yaml's keys)");
   cmd->add_option("--calib", r.calibrationPath, "camera calibration YAML (overrides the config's)");
   cmd->add_option("--baselines", a.baselines, "comma-separated OpenCV baselines: orb, sift, or none")
@@ -231,9 +245,19 @@ std::pair<int, int> parseSubset(const std::string& text) {
 
 int runTracking(TrackingArgs& a) {
   const bool files = !a.request.target.empty() || !a.request.video.empty() || !a.request.groundTruth.empty();
-  if (a.request.preset.empty() ? a.request.target.empty() || a.request.video.empty() || a.request.groundTruth.empty()
-                               : files)
-    throw std::invalid_argument("give --target, --video and --gt, or --preset alone");
+  if (a.request.initQuad && (a.request.preset.size() > 0 || !a.request.target.empty()))
+    throw std::invalid_argument("--init-quad takes the target from --video's first frame and --gt: give no --target "
+                                "or --preset");
+  if (a.request.preset.empty()
+          ? (a.request.target.empty() && !a.request.initQuad) || a.request.video.empty() || a.request.groundTruth.empty()
+          : files)
+    throw std::invalid_argument("give --target (or --init-quad), --video and --gt, or --preset alone");
+  if (!a.size.empty()) {
+    if (a.request.preset.empty()) throw std::invalid_argument("--size is the --preset sequence's frame size: give --preset");
+    a.request.syntheticSize = cv::Size(a.size[0], a.size[1]);
+  }
+  if (a.request.targetFraction > 0 && a.request.preset.empty())
+    throw std::invalid_argument("--target-fraction is the --preset sequence's target size: give --preset");
   a.request.baselines = parseBaselineList(a.baselines);
   const auto [subsetFirst, subsetLast] = parseSubset(a.subset);
   if (a.step > a.maxThreshold)
@@ -250,6 +274,60 @@ int runTracking(TrackingArgs& a) {
     std::fprintf(stderr, "nft_eval: wrote %s\n", a.curve.c_str());
   }
   printTrackingSummary(std::cout, report, subsetFirst, subsetLast);
+  return 0;
+}
+
+/// What the `pot` subcommand was given.
+struct PotArgs {
+  PotRequest request;
+  std::string baselines = "orb,sift";
+  std::string curve, report;
+};
+
+/// Adds `pot`: the POT benchmark's protocol over its sequences.
+void addPotCommand(CLI::App& app, PotArgs& a) {
+  CLI::App* cmd = app.add_subcommand(
+      "pot",
+      "The POT planar-tracking benchmark's protocol (Liang et al., ICRA 2018; POT-210 / POT-280): each sequence\n"
+      "folder V<obj>_<cat> (frames, <name>_gt_points.txt: 8 numbers a frame, 8 zeros = not annotated;\n"
+      "<name>_flag.txt: 0 normal, 1 occluded, 2 out of view, 3 blurred) is run from its first frame's quad by\n"
+      "ours (an instant target) and the OpenCV baselines (that region rectified); frames annotated and not\n"
+      "flagged are scored, the first excepted. Prints precision at 5 px per sequence, per category\n"
+      "(1 scale ... 7 unconstrained, from the name) and over all: the mean of the sequences' precisions.");
+  PotRequest& r = a.request;
+  cmd->add_option("sequences", r.paths, "sequence folders, or folders of them")->required();
+  cmd->add_option("--config", r.configPath, "YAML config for our tracker (config/default.yaml's keys)");
+  cmd->add_option("--calib", r.calibrationPath, "camera calibration YAML (overrides the config's)");
+  cmd->add_option("--baselines", a.baselines, "comma-separated OpenCV baselines: orb, sift, or none")
+      ->capture_default_str();
+  cmd->add_option("--orb-features", r.baselineOptions.orbFeatures,
+                  "ORB features per frame (enough to see a target covering 1/16 of an HD frame)")
+      ->check(CLI::Range(100, 100000))
+      ->capture_default_str();
+  cmd->add_option("--frames", r.maxFrames, "only the first N frames of each sequence")->check(CLI::PositiveNumber);
+  cmd->add_option("--curve", a.curve, "precision curves 0-20 px, CSV: method,group,threshold_px,precision");
+  cmd->add_option("--report", a.report, "JSON: per sequence and per group, every method");
+  cmd->add_option("--out-dir", r.perFrameDir, "a per-frame CSV per sequence in this folder (<name>.csv)");
+  addRunOptions(cmd, r.threads, r.progressEvery, r.platform);
+}
+
+int runPot(PotArgs& a) {
+  a.request.baselines = parseBaselineList(a.baselines);
+  for (const std::string& file : {a.curve, a.report}) {
+    const std::filesystem::path folder = std::filesystem::path(file).parent_path();
+    if (!file.empty() && !folder.empty() && !std::filesystem::is_directory(folder))
+      throw std::runtime_error("folder '" + folder.string() + "' of '" + file + "' does not exist");
+  }
+  const PotReport report = evaluatePot(a.request);
+  if (!a.curve.empty()) {
+    writePotCurves(a.curve, report);
+    std::fprintf(stderr, "nft_eval: wrote %s\n", a.curve.c_str());
+  }
+  if (!a.report.empty()) {
+    writePotJson(a.report, report);
+    std::fprintf(stderr, "nft_eval: wrote %s\n", a.report.c_str());
+  }
+  printPotSummary(std::cout, report);
   return 0;
 }
 
@@ -374,12 +452,15 @@ int main(int argc, char** argv) {
   addMultiCommand(app, multi);
   SuiteArgs suite;
   addSuiteCommand(app, suite);
+  PotArgs pot;
+  addPotCommand(app, pot);
   CLI11_PARSE(app, argc, argv);
   try {
     if (app.got_subcommand("descriptors")) return runDescriptors(descriptors);
     if (app.got_subcommand("tracking")) return runTracking(tracking);
     if (app.got_subcommand("multi")) return runMulti(multi);
     if (app.got_subcommand("suite")) return runSuite(suite);
+    if (app.got_subcommand("pot")) return runPot(pot);
   } catch (const std::exception& e) {
     std::cerr << "nft_eval: " << e.what() << "\n";
     return 1;

@@ -28,6 +28,11 @@ int main(int argc, char** argv) {
   app.add_option("--gt-target", request.groundTruthTarget,
                  "with several targets: the name of the one --gt follows and the statistics score (default: the first)");
   app.add_option("--video", request.video, "input: video file, folder of frames (name order) or camera index");
+  app.add_option("--init-quad", request.initQuad,
+                 "x1,y1,x2,y2,x3,y3,x4,y4: the target is the first frame's region inside this quad (upper-left,\n"
+                 "upper-right, lower-right, lower-left corners, frame pixels), tracked from there: how the POT and\n"
+                 "TMT benchmarks start a tracker (instead of --target)")
+      ->delimiter(',');
   app.add_option("--config", request.configPath, "YAML configuration (config/default.yaml lists every key)");
   app.add_option("--calib", request.calibrationPath,
                  "camera calibration file (OpenCV YAML/XML/JSON); default: the config's, else a 60 deg field of view");
@@ -51,6 +56,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--synthetic-seed", request.synthetic.seed, "random seed of the built-in synthetic sequence")
       ->capture_default_str();
+  std::vector<int> syntheticSize;
+  app.add_option("--synthetic-size", syntheticSize, "WxH: frame size of the built-in synthetic sequence (default 640x480)")
+      ->delimiter('x')
+      ->expected(2)
+      ->check(CLI::Range(64, 8192));
+  app.add_option("--synthetic-target-fraction", request.synthetic.targetFraction,
+                 "with a --synthetic-preset other than default: the target's share of the frame's area, seen\n"
+                 "frontally from 0.45 m (e.g. 0.0625 = 1/16 of an HD frame)")
+      ->check(CLI::Range(0.0, 1.0));
   std::string preset = "default";
   app.add_option("--synthetic-preset", preset,
                  "camera path of the built-in synthetic sequence: default, or a POT challenge category\n"
@@ -67,6 +81,7 @@ int main(int argc, char** argv) {
     request.moreTargets.assign(targets.begin() + 1, targets.end());
   }
   request.synthetic.preset = *nft::replay::parseSyntheticPreset(preset);
+  if (!syntheticSize.empty()) request.synthetic.frameSize = cv::Size(syntheticSize[0], syntheticSize[1]);
 
   if (printConfig) {
     try {

@@ -493,7 +493,7 @@ const std::vector<Section>& schema() {
 
     std::vector<Section> s;
     s.push_back({"detector",
-                 {intField("max_keypoints", &Config::detector, &DetectorConfig::maxKeypoints, closed(1, 65535)),
+                 {intField("max_keypoints", &Config::detector, &DetectorConfig::maxKeypoints, closed(0, 65535)),
                   numberField("scale_factor", &Config::detector, &DetectorConfig::scaleFactor, openClosed(1, 4)),
                   intField("levels", &Config::detector, &DetectorConfig::levels, closed(1, 32)),
                   intField("threshold", &Config::detector, &DetectorConfig::threshold, closed(1, 255)),
@@ -570,6 +570,8 @@ const std::vector<Section>& schema() {
                   intField("max_tracking_patches", &Config::target, &TargetConfig::maxTrackingPatches,
                            closed(0, 5000)),
                   intField("min_size_px", &Config::target, &TargetConfig::minSizePx, closed(0, 4096)),
+                  numberField("min_frame_fraction", &Config::target, &TargetConfig::minFrameFraction,
+                              openClosed(0, 1)),
                   numberField("view_tilt_deg", &Config::target, &TargetConfig::viewTiltDeg, closedOpen(0, 80))}});
     s.push_back({"render",
                  {boolField("enabled", &Config::render, &RenderConfig::enabled),

@@ -109,17 +109,21 @@ std::optional<MotionModel> parseMotionModel(std::string_view name);
 /// `detector:` scale-aware FAST on an image pyramid (detection/fast_detector.h, whose header
 /// has the measurements behind these defaults).
 struct DetectorConfig {
-  /// `max_keypoints`: most keypoints kept per frame (strongest first). Integer in [1, 65535].
-  /// Default 1000.
-  int maxKeypoints = 1000;
+  /// `max_keypoints`: most keypoints kept per frame (strongest first); 0 = auto: enough for the
+  /// smallest target to find (target.min_frame_fraction): 80 / fraction², 2000 at the default
+  /// 0.2 (tracker/detection_plan.h); training then keeps 1000 per target image. Integer in
+  /// [0, 65535]. Default 0.
+  int maxKeypoints = 0;
   /// `scale_factor`: size ratio between adjacent pyramid levels. Number in (1, 4]. Default √2
   /// (1.4142135623730951).
   double scaleFactor = 1.4142135623730951;
-  /// `levels`: pyramid levels, level 0 being the frame itself. Integer in [1, 32]. Default 4.
+  /// `levels`: pyramid levels, from the base level the frame size chooses (the frame itself up to
+  /// 800×600; 1/√2 of a 1280×720 frame, 1/2 of a 1920×1080 one: tracker/detection_plan.h).
+  /// Integer in [1, 32]. Default 4.
   int levels = 4;
   /// `threshold`: FAST intensity threshold, grey levels. Integer in [1, 255]. Default 30.
   int threshold = 30;
-  /// `cell_size`: side of the grid cells keypoints are spread over, full-resolution pixels;
+  /// `cell_size`: side of the grid cells keypoints are spread over, base-level pixels (levels);
   /// 0 = no spreading (strongest overall). Integer >= 0. Default 48.
   int cellSize = 48;
   /// `base_scale`: SURF scale s of a level-0 keypoint (level L gets base_scale ·
@@ -128,12 +132,14 @@ struct DetectorConfig {
   /// `target_keypoint_factor`: the detection lane keeps at most this many times the target's
   /// keypoints per frame (at least 200, at most max_keypoints): fewer frame keypoints for a small
   /// target (tracker/detection_lane.h has the measurement); 0 = max_keypoints always. Number >= 0.
-  /// Default 2.0.
-  double targetKeypointFactor = 2.0;
+  /// Default 0: a small target in a cluttered HD frame needs the whole budget, whatever its own
+  /// keypoint count.
+  double targetKeypointFactor = 0.0;
   /// `first_pass_fraction`: the detection lane describes and matches the strongest this share of
-  /// the frame's keypoints first, and the rest only when those find no target (tracker/
-  /// detection_lane.h has the measurement); 1 = one pass over all. Number in (0, 1]. Default 0.5.
-  double firstPassFraction = 0.5;
+  /// the keypoint budget first, then twice as many, and so on, each only when the ones before
+  /// find no target (tracker/detection_plan.h); 1 = one pass over all. Number in (0, 1].
+  /// Default 0.25 (passes of 500, 1000, 2000 keypoints with the auto budget).
+  double firstPassFraction = 0.25;
 };
 
 /// `descriptor:` SURF-ES on the GPU (detection/surf_es.h) and its CPU twin.
@@ -339,6 +345,12 @@ struct TargetConfig {
   /// overall. Integer in [0, 4096]. Default 100 (the 8 prints of the multi-target grid, about
   /// 145 px each: 6 of 8 found instead of 1 of 8).
   int minSizePx = 100;
+  /// `min_frame_fraction`: the smallest target to find in a frame: the side of a square of its
+  /// area as a fraction of the side of a square of the frame's (the square root of the share of
+  /// the frame it covers). The detection's base level and its auto keypoint budget follow it
+  /// (tracker/detection_plan.h). Number in (0, 1]. Default 0.2 (a target covering 1/25 of the
+  /// frame, e.g. a 300 × 140 px sign in a 1280 × 720 frame).
+  double minFrameFraction = 0.2;
   /// `view_tilt_deg`: > 0 trains four more views of the target, seen this far off its normal
   /// (ASIFT's affine simulation; detection/target_trainer.h, TargetTrainerOptions::viewTiltDeg),
   /// for detection at steep tilts. Degrees, number in [0, 80); 0 = off. Default 65. Measured on

@@ -47,6 +47,9 @@ py::array_t<double> matxToArray(const cv::Matx33d& m);
 py::array_t<double> vecToArray(const cv::Vec3d& v);
 /// Points as N×2 float64.
 py::array_t<double> pointsToArray(const std::vector<cv::Point2f>& points);
+/// Points argument: an N×2 array-like of (x, y) (a list of pairs, an N×2 array of any real
+/// dtype, e.g. TargetResult.corners). @throws ValueError naming `arg` for another shape.
+std::vector<cv::Point2f> pointsFrom(const py::handle& obj, const char* arg);
 
 /// True for str and os.PathLike objects.
 bool isPath(const py::handle& obj);

@@ -184,6 +184,28 @@ py::array_t<double> pointsToArray(const std::vector<cv::Point2f>& points) {
   return out;
 }
 
+std::vector<cv::Point2f> pointsFrom(const py::handle& obj, const char* arg) {
+  py::array_t<double, py::array::c_style | py::array::forcecast> a;
+  try {
+    a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(obj);
+  } catch (const py::error_already_set&) {
+    a = {};
+  }
+  if (!a) {
+    PyErr_Clear();
+    valueError(std::string(arg) + ": expected an N×2 array of (x, y) points, pixels");
+  }
+  if (a.ndim() != 2 || a.shape(1) != 2)
+    valueError(std::string(arg) + ": expected an N×2 array of (x, y) points, pixels, got shape " + shapeString(a));
+  std::vector<cv::Point2f> points(static_cast<size_t>(a.shape(0)));
+  const double* p = a.data();
+  for (cv::Point2f& q : points) {
+    q.x = static_cast<float>(*p++);
+    q.y = static_cast<float>(*p++);
+  }
+  return points;
+}
+
 bool isPath(const py::handle& obj) {
   if (py::isinstance<py::str>(obj)) return true;
   // Leaked on purpose: a static py::object would be released after the interpreter is gone.

@@ -175,6 +175,11 @@ class Session:
     def add_target(self, image_or_path: Union[PathLike, U8Image], name: str = "", width_m: float = 0.0) -> int:
         """Adds a .nftm model, an image file or an image array (H×W, H×W×3 BGR, H×W×4 BGRA uint8); width in
         metres (0: the model's or config's). Returns the id. Raises FileNotFoundError, InputError."""
+    def add_target_from_frame(self, frame: U8Image, quad: Union[Sequence[Tuple[float, float]], F64Array],
+                              name: str = "", width_m: float = 0.0) -> int:
+        """Adds an instant target: the quad's region of the frame (corners UL, UR, LR, LL in frame pixels),
+        rectified and trained, tracked from that quad on that frame. Returns the id. Raises InputError
+        (naming the quad or the target), ValueError (a quad that is not N×2)."""
     def load_database(self, path: PathLike) -> List[int]:
         """Adds every target of a .nftdb database. Raises FileNotFoundError, InputError."""
     def remove_target(self, id: int) -> None:

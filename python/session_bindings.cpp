@@ -190,6 +190,15 @@ class PySession {
     return session.addTarget(image, name, widthM);
   }
 
+  int addTargetFromFrame(const py::array& frame, const py::object& quad, const std::string& name, double widthM) {
+    nft::Session& session = s("add_target_from_frame");
+    const cv::Mat view = imageView(frame, "frame", true);
+    const std::vector<cv::Point2f> corners = pointsFrom(quad, "quad");
+    py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(bound_.mutex());
+    return session.addTargetFromFrame(view, corners, name, widthM);
+  }
+
   std::vector<int> loadDatabase(const py::object& path) {
     nft::Session& session = s("load_database");
     const std::string p = existingPath(path, "path");
@@ -482,6 +491,21 @@ width_m:       the printed target's width, metres (> 0: poses in metres); 0 = th
 The quality report is in session.target(id).quality.
 Raises FileNotFoundError for a missing file; nft.InputError for an unreadable or corrupt file, an
 image too plain to track, a negative width, or a name already taken.)doc")
+      .def("add_target_from_frame", &PySession::addTargetFromFrame, py::arg("frame"), py::arg("quad"),
+           py::arg("name") = "", py::arg("width_m") = 0.0,
+           R"doc(Adds an instant target: the region of a camera frame inside a quad ("point the camera at a
+poster, tap, track"; a benchmark's first-frame annotation), rectified, trained, and tracked from
+that quad on that frame — the next process() follows it without a detection. Returns its id.
+
+frame:   the camera frame: H×W grey, H×W×3 BGR or H×W×4 BGRA uint8, of the Session's frame size.
+quad:    its corners in frame pixels, upper-left, upper-right, lower-right, lower-left (clockwise
+         on the screen, as TargetResult.corners): a 4×2 array or a list of 4 (x, y) pairs.
+name:    how results name it; "" = "frame target N".
+width_m: the printed target's width, metres (> 0: poses in metres); 0 = the config's
+         target.width_m.
+Raises nft.InputError naming the quad (not 4 corners, a corner outside the frame, not convex and
+clockwise, a side under 32 px) or the target (too plain to track), a frame of another size, or a
+name already taken; ValueError for a quad that is not N×2.)doc")
       .def("load_database", &PySession::loadDatabase, py::arg("path"),
            R"doc(Adds every target of a target database (.nftdb, made by nft_train --database) and returns
 their ids (list of int, in the database's order). With several targets the Session recognises

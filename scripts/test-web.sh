@@ -82,18 +82,26 @@ measured=()
 # add_case NAME SEQUENCE CONFIG_JSON [measure]: the native corners of a sequence's frames with a
 # configuration (JSON is YAML: the same text configures nft_replay and the page). A case is judged
 # (corners within 0.5 px of native) unless "measure" says it is only measured.
+# With INIT_QUAD=x1,y1,...,x4,y4 in the environment the target is the first frame's region inside
+# that quad instead (nft_replay --init-quad; the page's Session.addTargetFromFrame).
 add_case() {
   local name="$1" sequence="$2" config="$3" kind="${4:-judge}"
   printf '%s\n' "$config" > "$work/$name-config.yaml"
+  local target_args=(--target "$site/$sequence/target."*)
+  [ -n "${INIT_QUAD:-}" ] && target_args=(--init-quad "$INIT_QUAD")
   "$native/apps/nft_replay" --config "$work/$name-config.yaml" --video "$site/$sequence/frames" \
-    --target "$site/$sequence/target."* --no-render --progress 0 --poses "$work/$name-native.csv" >/dev/null
-  python3 - "$site" "$sequence" "$config" > "$site/$name.json" <<'EOF'
+    "${target_args[@]}" --no-render --progress 0 --poses "$work/$name-native.csv" >/dev/null
+  python3 - "$site" "$sequence" "$config" "${INIT_QUAD:-}" > "$site/$name.json" <<'EOF'
 import json, os, sys
-site, sequence, config = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+site, sequence, config, quad = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4]
 frames = sorted(os.listdir(os.path.join(site, sequence, "frames")))
 target = [f for f in os.listdir(os.path.join(site, sequence)) if f.startswith("target.")][0]
-print(json.dumps({"target": f"{sequence}/{target}", "frames": [f"{sequence}/frames/{f}" for f in frames],
-                  "config": config, "render": True}))
+case = {"target": f"{sequence}/{target}", "frames": [f"{sequence}/frames/{f}" for f in frames],
+        "config": config, "render": True}
+if quad:
+    xy = [float(v) for v in quad.split(",")]
+    case["initQuad"] = [[xy[i], xy[i + 1]] for i in range(0, 8, 2)]
+print(json.dumps(case))
 EOF
   if [ "$kind" = measure ]; then measured+=("$name"); else cases+=("$name"); fi
 }
@@ -108,6 +116,10 @@ if [ -d "$data/video/tmt_bookI" ]; then
   export_frames tmt_bookI "$data/video/tmt_bookI/target.png" \
     --video "$data/video/tmt_bookI/video.mp4" --target "$data/video/tmt_bookI/target.png"
   add_case tmt_bookI tmt_bookI '{}'
+  # An instant target (Session.addTargetFromFrame): the first frame's ground-truth quad, as the
+  # POT and TMT benchmarks start a tracker.
+  INIT_QUAD="$(awk 'NR == 2 { printf "%s,%s,%s,%s,%s,%s,%s,%s", $2, $3, $4, $5, $6, $7, $8, $9 }' \
+    "$data/video/tmt_bookI/gt.tsv")" add_case tmt_bookI-init-quad tmt_bookI '{}'
   # Measured only: the detection lane alone on every frame, on each backend — SURF-ES and the GPU
   # matcher in WebGL (SwiftShader) against llvmpipe natively, the CPU lanes in wasm against
   # native. Without the tracking lane's refinement, the last bits of float arithmetic (no SIMD in

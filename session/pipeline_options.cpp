@@ -83,6 +83,7 @@ PipelineOptions pipelineOptions(const config::Config& c, const std::string& /*so
   d.matching.crossCheck = c.matcher.crossCheck;
   d.targetKeypointFactor = c.detector.targetKeypointFactor;
   d.firstPassFraction = c.detector.firstPassFraction;
+  d.minFrameFraction = c.target.minFrameFraction;
   d.descriptorBackend = backendOf(c.descriptor.backend);
   d.matcherBackend = backendOf(c.matcher.backend);
   d.ransacMethod = ransacMethodFlag(c.ransac.method);
@@ -135,6 +136,9 @@ PipelineOptions pipelineOptions(const config::Config& c, const std::string& /*so
   tr.widthMetres = c.target.widthM;
   tr.maxPatches = c.target.maxTrackingPatches;
   tr.detector = d.detector;
+  // The frames' auto budget (detector.max_keypoints 0) follows the smallest target in a frame;
+  // a target image keeps the detector's own default (1000) at training.
+  if (tr.detector.maxKeypoints == 0) tr.detector.maxKeypoints = detection::FastDetectorOptions{}.maxKeypoints;
   tr.minDetectedSidePx = c.target.minSizePx;
   tr.viewTiltDeg = c.target.viewTiltDeg;
   tr.descriptorType = c.descriptor.type == config::DescriptorType::Surf36 ? detection::DescriptorType::Surf36

@@ -22,6 +22,7 @@
 #include "gpu/gpu_error.h"
 #include "render/offscreen_target.h"
 #include "session/frame_input.h"
+#include "session/frame_quad.h"
 #include "session/frame_renderer.h"
 #include "session/gl_matrices.h"
 #include "session/pipeline_options.h"
@@ -129,6 +130,7 @@ struct Session::Impl {
   bool overlayVisible = true;
   bool augmentationsVisible = true;
   long long frames = 0;
+  int frameTargets = 0;    // instant targets added so far (their default names)
   cv::Mat scratch;         // grey conversions
   cv::Mat lastMat;         // keeps a cv::Mat frame's pixels alive for render()
   ImageView lastView;      // the last frame (data null before the first)
@@ -205,19 +207,46 @@ struct Session::Impl {
     return id;
   }
 
+  /// Refuses a frame of another size than the camera's, once that is known.
+  void checkFrameSize(cv::Size size, const std::string& call) const {
+    if (calibration && size != calibration->imageSize)
+      throw InputError(call + ": frame size " + sizeText(size) + " differs from " +
+                       (frames > 0 ? "the Session's frames so far, " : "the calibration's, ") +
+                       sizeText(calibration->imageSize) +
+                       ": every frame must have one size (make a new Session for another)");
+  }
+
   /// Fixes the camera on the first frame; later frames must have its size.
-  void acceptFrameSize(cv::Size size) {
-    if (calibration) {
-      if (size != calibration->imageSize)
-        throw InputError("process: frame size " + sizeText(size) + " differs from " +
-                         (frames > 0 ? "the Session's frames so far, " : "the calibration's, ") +
-                         sizeText(calibration->imageSize) +
-                         ": every frame must have one size (make a new Session for another)");
-      return;
-    }
+  void acceptFrameSize(cv::Size size, const std::string& call = "process") {
+    checkFrameSize(size, call);
+    if (calibration) return;
     const tracker::CameraCalibration c = session::cameraCalibration(options.config.camera, size);
     tracking->setCalibration(c, caps);
     calibration = c;
+  }
+
+  /// Session::addTargetFromFrame for a checked view (see session.h).
+  TargetId addFromFrame(const ImageView& view, const std::vector<cv::Point2f>& quad, const std::string& name,
+                        double widthMetres) {
+    const cv::Size size(view.width, view.height);
+    checkFrameSize(size, "addTargetFromFrame");
+    const std::string label = name.empty() ? "frame target " + std::to_string(frameTargets + 1) : name;
+    session::checkFrameQuad(quad, size, "addTargetFromFrame('" + label + "')");
+    session::PipelineOptions trainOptions = pipeline;
+    if (widthMetres > 0) trainOptions.training.widthMetres = widthMetres;
+    const CallerGlState callerState;
+    cv::Mat gray = session::trackableImage(view, scratch);
+    if (gray.channels() == 3) cv::cvtColor(gray, gray, cv::COLOR_BGR2GRAY);
+    const cv::Mat image = session::rectifyQuad(gray, quad);
+    session::LoadedTarget loaded = session::trainTargetImage(image, label, trainOptions, caps);
+    loaded.source = "<frame>";
+    const cv::Size modelSize = loaded.model.image.size();
+    // Added before the camera is fixed, so that a name already taken leaves the Session as it was.
+    const TargetId id = add(std::move(loaded), label, widthMetres);
+    ++frameTargets;
+    acceptFrameSize(size, "addTargetFromFrame");
+    tracking->startTracking(id, session::quadHomography(modelSize, quad));
+    return id;
   }
 
   FrameResult process(const ImageView& view, long long timestampNs) {
@@ -311,6 +340,21 @@ TargetId Session::addTarget(const cv::Mat& image, const std::string& name, doubl
     loaded.source = "<image>";
     return impl_->add(std::move(loaded), label, widthMetres);
   });
+}
+
+TargetId Session::addTargetFromFrame(const cv::Mat& frame, const std::vector<cv::Point2f>& quad,
+                                     const std::string& name, double widthMetres) {
+  impl_->checkCall("addTargetFromFrame");
+  const ImageView view = session::viewOf(frame, "addTargetFromFrame");
+  return addTargetFromFrame(view, quad, name, widthMetres);
+}
+
+TargetId Session::addTargetFromFrame(const ImageView& frame, const std::vector<cv::Point2f>& quad,
+                                     const std::string& name, double widthMetres) {
+  impl_->checkCall("addTargetFromFrame");
+  checkWidth(widthMetres, "addTargetFromFrame('" + name + "')");
+  session::checkView(frame, "addTargetFromFrame");
+  return translated("addTargetFromFrame", [&] { return impl_->addFromFrame(frame, quad, name, widthMetres); });
 }
 
 std::vector<TargetId> Session::loadDatabase(const std::string& path) {

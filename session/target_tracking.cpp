@@ -211,6 +211,9 @@ void TargetTracking::rebuildLanes() {
   if (targets_.size() == 1) {
     recognizer_.reset();
     Target& only = targets_.front();
+    // From several targets to one: the one left goes on from where its tracking lane was.
+    std::optional<cv::Matx33d> carried;
+    if (only.lane && only.framesSinceFound >= 0) carried = only.lane->lastHomography();
     only.lane.reset();
     only.framesSinceFound = -1;
     if (!single_) {
@@ -219,9 +222,14 @@ void TargetTracking::rebuildLanes() {
       } catch (const std::invalid_argument& e) {
         throw InputError("target '" + only.info.name + "' cannot be tracked: " + e.what());
       }
+      if (carried) single_->initialise(*carried);
     }
     return;
   }
+  // From one target to several (the one tracked alone is the first): it goes on in its own
+  // tracking lane instead of being searched for again.
+  if (single_ && single_->hasTarget() && options_.tracker.trackingEnabled)
+    startLane(targets_.front(), *single_->lastHomography());
   single_.reset();
   if (!vocabulary_) {
     // Words for the targets added one by one: a small tree over all their descriptors (a
@@ -338,12 +346,7 @@ void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
       const size_t index = static_cast<size_t>(it - targets_.begin());
       TargetResult r = resultOf(t.info, d.detection);
       if (options_.tracker.trackingEnabled) {
-        if (!t.lane) {
-          tracker::TrackerOptions o = options_.tracker;
-          o.detectionEnabled = false;
-          t.lane.emplace(*caps_, *t.model, *calibration_, o);
-        }
-        t.lane->initialise(d.detection.homography);
+        startLane(t, d.detection.homography);
         if (options_.tracker.refineDetections) {  // the NCC patches fit closer than the matches
           tracker::TrackResult refined = t.lane->track(framePyramid());
           addTracking(result.timings, refined.timings.tracking);
@@ -354,7 +357,6 @@ void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
             t.lane->initialise(d.detection.homography);
           }
         }
-        t.framesSinceFound = 0;
       }
       // A target lost in step 1 and found again here is reported once, as detected.
       reported.erase(std::remove_if(reported.begin(), reported.end(), [&](const auto& p) { return p.first == index; }),
@@ -367,6 +369,24 @@ void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
   }
   std::sort(reported.begin(), reported.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& [index, r] : reported) result.targets.push_back(std::move(r));
+}
+
+void TargetTracking::startLane(Target& t, const cv::Matx33d& homography) {
+  if (!t.lane) {
+    tracker::TrackerOptions o = options_.tracker;
+    o.detectionEnabled = false;
+    t.lane.emplace(*caps_, *t.model, *calibration_, o);
+  }
+  t.lane->initialise(homography);
+  t.framesSinceFound = 0;
+}
+
+void TargetTracking::startTracking(TargetId id, const cv::Matx33d& homography) {
+  Target& t = find(id, "startTracking");
+  if (targets_.size() == 1 && single_)
+    single_->initialise(homography);
+  else if (targets_.size() > 1 && caps_ && calibration_ && !gpuReleased_)
+    startLane(t, homography);
 }
 
 void TargetTracking::resetTracking() {

@@ -67,6 +67,11 @@ class TargetTracking {
   void track(const cv::Mat& image, FrameResult& result);
   /// Forgets what is tracked.
   void resetTracking();
+  /// Starts tracking target `id` from a known homography (its model's pixels → this frame's
+  /// pixels, e.g. an instant target's quad): the next track() follows it from there with the
+  /// tracking lane, without a detection. Needs the calibration (setCalibration) and the GPU.
+  /// @throws InputError for an unknown id; std::invalid_argument for a homography not finite.
+  void startTracking(TargetId id, const cv::Matx33d& homography);
   /// Drops the GPU objects (the detection lanes); tracking state stays.
   void releaseGpu();
   /// Rebuilds them on the current context.
@@ -89,6 +94,8 @@ class TargetTracking {
   /// targets the recognizer does not know yet.
   void rebuildLanes();
   void trackOne(const cv::Mat& image, FrameResult& result);
+  /// Several targets: target `t`'s tracking lane (built when missing) started from `homography`.
+  void startLane(Target& t, const cv::Matx33d& homography);
   void trackSeveral(const cv::Mat& image, FrameResult& result);
 
   PipelineOptions options_;

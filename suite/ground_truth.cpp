@@ -1,6 +1,8 @@
 #include "suite/ground_truth.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -17,19 +19,40 @@ std::vector<QuadCorners> loadGroundTruth(const std::string& path) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     std::istringstream s(line);
-    std::string name;
+    std::string name, token;
     s >> name;
-    QuadCorners c;
-    for (cv::Point2f& p : c) s >> p.x >> p.y;
-    bool finite = static_cast<bool>(s);
-    for (const cv::Point2f& p : c) finite = finite && std::isfinite(p.x) && std::isfinite(p.y);
-    if (!finite)
+    // std::strtod reads "nan" (an istream does not): a frame without annotation.
+    double values[8];
+    int read = 0, nans = 0;
+    bool numbers = true;
+    for (; read < 8 && s >> token; ++read) {
+      char* end = nullptr;
+      values[read] = std::strtod(token.c_str(), &end);
+      numbers = numbers && end != token.c_str() && *end == '\0' && !std::isinf(values[read]);
+      nans += std::isnan(values[read]) ? 1 : 0;
+    }
+    if (read < 8 || !numbers || (nans != 0 && nans != 8))
       throw std::runtime_error("ground-truth file '" + path + "' line " + std::to_string(lineNumber) +
-                               ": expected a frame name and 8 numbers (ulx uly urx ury lrx lry llx lly), got '" +
+                               ": expected a frame name and 8 finite numbers (ulx uly urx ury lrx lry llx lly), or 8 "
+                               "nan for a frame without annotation, got '" +
                                line + "'");
+    QuadCorners c;
+    for (size_t k = 0; k < 4; ++k)
+      c[k] = cv::Point2f(static_cast<float>(values[2 * k]), static_cast<float>(values[2 * k + 1]));
     frames.push_back(c);
   }
   return frames;
+}
+
+QuadCorners notAnnotated() {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  return {cv::Point2f(nan, nan), cv::Point2f(nan, nan), cv::Point2f(nan, nan), cv::Point2f(nan, nan)};
+}
+
+bool annotated(const QuadCorners& corners) {
+  for (const cv::Point2f& p : corners)
+    if (std::isnan(p.x) || std::isnan(p.y)) return false;
+  return true;
 }
 
 double alignmentError(const QuadCorners& truth, const std::vector<cv::Point2f>& found) {

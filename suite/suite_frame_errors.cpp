@@ -36,9 +36,11 @@ std::vector<double> frameErrors(const std::string& posesCsv, const std::string& 
   if (!std::getline(in, row) || row != replay::kPoseCsvHeader)
     throw std::runtime_error("pose CSV '" + posesCsv + "': expected the header '" + replay::kPoseCsvHeader + "'");
   std::vector<double> errors;
-  for (int line = 2; std::getline(in, row) && errors.size() < truth.size(); ++line) {
+  size_t frame = 0;  // the CSV row's frame: ground-truth frame `frame`
+  for (int line = 2; frame < truth.size() && std::getline(in, row); ++line, ++frame) {
     const std::vector<std::string> f = fields(row);
     if (f.size() < 10) throw std::runtime_error("pose CSV '" + posesCsv + "' line " + std::to_string(line) + ": too few fields");
+    if (!replay::annotated(truth[frame])) continue;  // a frame without annotation is not scored
     if (f[2].empty()) {  // not found: corner fields empty
       errors.push_back(std::numeric_limits<double>::infinity());
       continue;
@@ -55,7 +57,7 @@ std::vector<double> frameErrors(const std::string& posesCsv, const std::string& 
       (k % 2 == 0 ? corners[static_cast<size_t>(k / 2)].x : corners[static_cast<size_t>(k / 2)].y) =
           static_cast<float>(v);
     }
-    errors.push_back(replay::alignmentError(truth[errors.size()], corners));
+    errors.push_back(replay::alignmentError(truth[frame], corners));
   }
   return errors;
 }

@@ -90,6 +90,13 @@ SyntheticSequence::SyntheticSequence(const SyntheticSequenceOptions& options) : 
   if (options.frames < 1) throw std::invalid_argument("synthetic sequence: frames must be >= 1");
   if (!(options.targetWidthM > 0)) throw std::invalid_argument("synthetic sequence: target width must be > 0");
   if (!(options.noiseSigma >= 0)) throw std::invalid_argument("synthetic sequence: noise sigma must be >= 0");
+  if (!(options.targetFraction >= 0 && options.targetFraction <= 1))
+    throw std::invalid_argument("synthetic sequence: target fraction must be in [0, 1], got " +
+                                std::to_string(options.targetFraction));
+  if (options.targetFraction > 0 && options.preset == SyntheticPreset::Default)
+    throw std::invalid_argument(
+        "synthetic sequence: a target fraction needs a POT preset (the default path's surface, mirrored past its "
+        "border, would show copies of the target)");
 
   target_ = loadImage(options.targetPath, "target");
   cv::Mat background = loadImage(options.backgroundPath, "background");
@@ -119,6 +126,12 @@ SyntheticSequence::SyntheticSequence(const SyntheticSequenceOptions& options) : 
 
   K_ = tracker::defaultCalibration(options.frameSize).K;
   metresPerPixel_ = options.targetWidthM / target_.cols;
+  if (options.targetFraction > 0) {  // the frontal target's area from kReferenceDistanceM, as a share
+    const double f = K_(0, 0);
+    const double w = f * options.targetWidthM / kReferenceDistanceM;
+    const double h = w * target_.rows / target_.cols;
+    distanceScale_ = std::sqrt(w * h / options.frameSize.area() / options.targetFraction);
+  }
   std::mt19937 gen(options.seed);
   path_ = std::make_shared<const Path>(gen, options.frames);
   if (options.preset != SyntheticPreset::Default) {
@@ -185,6 +198,7 @@ cv::Matx33d SyntheticSequence::homographyAt(double frame) const {
 cv::Matx33d SyntheticSequence::cameraHomography(double distance, double tiltX, double tiltY, double roll,
                                                 double offsetX, double offsetY) const {
   const double f = K_(0, 0);
+  distance *= distanceScale_;
   // X_cam = R·X_target + t with the target's centre at (offsetX, offsetY)·distance/f, distance.
   const cv::Matx33d R = synth::rotationZXY(roll, tiltX, tiltY);
   const cv::Vec3d centre(0.5 * options_.targetWidthM, 0.5 * metresPerPixel_ * target_.rows, 0.0);

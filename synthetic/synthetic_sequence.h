@@ -49,9 +49,18 @@ struct SyntheticSequenceOptions {
   double noiseSigma = 3.0;       ///< sensor noise, grey levels (standard deviation), >= 0
   /// The camera path: the default hand-held one, or a POT challenge category.
   SyntheticPreset preset = SyntheticPreset::Default;
+  /// > 0: every camera distance of the path is scaled so that the target, seen frontally from
+  /// kReferenceDistanceM, covers this share of the frame's area (the phone-camera case of a small
+  /// target in an HD frame; POT's objects cover about 1/16 to 1/4 of theirs); the motion in
+  /// frame pixels is the path's own. 0: the path's own distances (the target about 1/6 of a
+  /// 640 × 480 frame from 0.45 m). In [0, 1]; > 0 needs a POT preset (not Default).
+  double targetFraction = 0;
   /// Texture of the occluder of the occlusion presets (read only by those).
   std::string occluderPath = std::string(kOpencvDocData) + "/fruits.jpg";
 };
+
+/// The distance targetFraction is defined at: the presets' typical distance, metres.
+inline constexpr double kReferenceDistanceM = 0.45;
 
 /// Four corners in frame pixels: upper-left, upper-right, lower-right, lower-left.
 using QuadCorners = std::array<cv::Point2f, 4>;
@@ -102,6 +111,7 @@ class SyntheticSequence {
   cv::Point2d targetOrigin_;      // target's top-left corner in surface pixels
   cv::Matx33d K_;
   double metresPerPixel_ = 0;
+  double distanceScale_ = 1;  // every camera distance × this (targetFraction)
   struct Path;
   std::shared_ptr<const Path> path_;
   std::optional<PresetPath> preset_;  // set for every preset but Default

@@ -45,29 +45,18 @@ void validate(const DetectionLaneOptions& o) {
   detection::validateMatchOptions(o.matching);
 }
 
-detection::SurfEsOptions surfOptions(const detection::TargetModel& model, const CameraCalibration& calibration,
+detection::SurfEsOptions surfOptions(const detection::TargetModel& model, const DetectionPlan& plan,
                                      const DetectionLaneOptions& o) {
   detection::SurfEsOptions s;
-  s.maxWidth = calibration.imageSize.width;
-  s.maxHeight = calibration.imageSize.height;
-  s.maxKeypoints = o.detector.maxKeypoints;
+  s.maxWidth = plan.baseSize().width;
+  s.maxHeight = plan.baseSize().height;
+  s.maxKeypoints = plan.maxKeypoints();
   s.type = model.descriptorType;
   s.orientation = model.orientation;
   s.storage = o.storage;
   s.precisionBits = o.precisionBits;
   s.boxTaps = o.boxTaps;
   return s;
-}
-
-/// The frame's keypoint budget: detector.maxKeypoints, cut to targetKeypointFactor × the target's
-/// keypoints (at least 200) when the factor is > 0.
-detection::FastDetectorOptions frameDetector(const DetectionLaneOptions& o, size_t targetKeypoints) {
-  detection::FastDetectorOptions d = o.detector;
-  if (o.targetKeypointFactor > 0) {
-    const double wanted = std::max(200.0, std::ceil(o.targetKeypointFactor * static_cast<double>(targetKeypoints)));
-    if (wanted < d.maxKeypoints) d.maxKeypoints = static_cast<int>(wanted);
-  }
-  return d;
 }
 
 const CameraCalibration& checkedCalibration(const CameraCalibration& c) {
@@ -91,12 +80,6 @@ const detection::TargetModel& checkedModel(const detection::TargetModel& m) {
 }
 
 }  // namespace
-
-size_t firstPassKeypoints(size_t count, const DetectionLaneOptions& o) {
-  if (o.matching.crossCheck) return count;
-  const size_t first = static_cast<size_t>(std::ceil(o.firstPassFraction * static_cast<double>(count)));
-  return first < 4 * static_cast<size_t>(o.minInliers) ? count : std::min(first, count);
-}
 
 std::optional<Detection> verifyDetection(const std::vector<detection::Match>& matches,
                                          const std::vector<cv::Point2f>& targetPoints,
@@ -167,12 +150,14 @@ struct DetectionLane::Impl {
   /// ones find nothing; null: `m` holds all of them.
   Impl(std::unique_ptr<detection::KeypointDescriber> d, std::unique_ptr<detection::TargetMatcher> m,
        std::unique_ptr<detection::TargetMatcher> tilted, const detection::TargetModel& model,
-       const CameraCalibration& cal, const DetectionLaneOptions& o)
+       const CameraCalibration& cal, const DetectionPlan& p, const DetectionLaneOptions& o)
       : options(o),
         calibration(cal),
         targetSize(model.image.size()),
         metresPerPixel(model.metresPerPixel()),
-        detector(frameDetector(o, static_cast<size_t>(model.frontalKeypoints()))),
+        plan(p),
+        verifyOptions(p.verifyOptions(o)),
+        detector(plan.detector()),
         describer(std::move(d)),
         matcher(std::move(m)),
         tiltedMatcher(std::move(tilted)) {
@@ -195,7 +180,10 @@ struct DetectionLane::Impl {
   CameraCalibration calibration;
   cv::Size targetSize;
   double metresPerPixel;
+  DetectionPlan plan;
+  DetectionLaneOptions verifyOptions;  // options with the RANSAC threshold for base-level keypoints
   detection::FastDetector detector;
+  cv::Mat base;  // the frame at the plan's base level (when that is not the frame itself)
   std::unique_ptr<detection::KeypointDescriber> describer;
   std::unique_ptr<detection::TargetMatcher> matcher;
   std::unique_ptr<detection::TargetMatcher> tiltedMatcher;  // null: `matcher` holds every descriptor
@@ -208,7 +196,7 @@ struct DetectionLane::Impl {
   /// or std::nullopt with `rejection` set; adds to timings.ransac and timings.pose.
   std::optional<Detection> verify(const std::vector<detection::Keypoint>& keypoints,
                                   const std::vector<detection::Match>& matches) {
-    return verifyDetection(matches, targetPoints, keypoints, targetSize, metresPerPixel, calibration, options,
+    return verifyDetection(matches, targetPoints, keypoints, targetSize, metresPerPixel, calibration, verifyOptions,
                            rejection, timings.ransac, timings.pose);
   }
 };
@@ -217,22 +205,23 @@ DetectionLane::DetectionLane(const gpu::Capabilities& caps, const detection::Tar
                              const CameraCalibration& calibration, const DetectionLaneOptions& options) {
   validate(options);
   checkedModel(model);
-  checkedCalibration(calibration);
+  const DetectionPlan plan(checkedCalibration(calibration).imageSize, options,
+                           static_cast<size_t>(model.frontalKeypoints()));
   impl_ = std::make_unique<Impl>(
-      detection::makeKeypointDescriber(options.descriptorBackend, caps, surfOptions(model, calibration, options)),
-      detection::makeTargetMatcher(options.matcherBackend, caps, options.detector.maxKeypoints),
-      model.tiltedKeypoints > 0
-          ? detection::makeTargetMatcher(options.matcherBackend, caps, options.detector.maxKeypoints)
-          : nullptr,
-      model, calibration, options);
+      detection::makeKeypointDescriber(options.descriptorBackend, caps, surfOptions(model, plan, options)),
+      detection::makeTargetMatcher(options.matcherBackend, caps, plan.maxKeypoints()),
+      model.tiltedKeypoints > 0 ? detection::makeTargetMatcher(options.matcherBackend, caps, plan.maxKeypoints())
+                                : nullptr,
+      model, calibration, plan, options);
 }
 
 DetectionLane::DetectionLane(std::unique_ptr<detection::KeypointDescriber> describer,
                              std::unique_ptr<detection::TargetMatcher> matcher, const detection::TargetModel& model,
                              const CameraCalibration& calibration, const DetectionLaneOptions& options) {
   validate(options);
-  impl_ = std::make_unique<Impl>(std::move(describer), std::move(matcher), nullptr, checkedModel(model),
-                                 checkedCalibration(calibration), options);
+  const DetectionPlan plan(checkedCalibration(calibration).imageSize, options,
+                           static_cast<size_t>(checkedModel(model).frontalKeypoints()));
+  impl_ = std::make_unique<Impl>(std::move(describer), std::move(matcher), nullptr, model, calibration, plan, options);
 }
 
 DetectionLane::~DetectionLane() = default;
@@ -246,6 +235,7 @@ detection::Backend DetectionLane::descriptorBackend() const { return impl_->desc
 detection::Backend DetectionLane::matcherBackend() const { return impl_->matcher->backend(); }
 const DetectionTimings& DetectionLane::lastTimings() const { return impl_->timings; }
 const std::string& DetectionLane::lastRejection() const { return impl_->rejection; }
+const DetectionPlan& DetectionLane::plan() const { return impl_->plan; }
 
 std::optional<Detection> DetectionLane::detect(const cv::Mat& frame) {
   return detect(frame, cv::Rect(0, 0, frame.cols, frame.rows));
@@ -268,37 +258,42 @@ std::optional<Detection> DetectionLane::detect(const cv::Mat& frame, const cv::R
     return std::nullopt;
   };
 
-  // 1. Keypoints (in the region, shifted to frame pixels).
+  // 1. Keypoints, on the plan's base level (in the region, shifted to base-level pixels).
   auto t = Clock::now();
   const cv::Rect inside = region & cv::Rect(0, 0, frame.cols, frame.rows);
   if (inside.width < 8 || inside.height < 8) {
     s.timings.detect = msSince(t);
     return reject("empty detection region");
   }
-  std::vector<detection::Keypoint> keypoints = s.detector.detect(frame(inside));
+  const cv::Mat& image = s.plan.baseImage(frame, s.base);
+  const cv::Rect baseRegion = s.plan.toBase(inside) & cv::Rect(0, 0, image.cols, image.rows);
+  std::vector<detection::Keypoint> keypoints = s.detector.detect(image(baseRegion));
   if (inside.area() < frame.rows * frame.cols) {  // a region: the strongest share of the budget
     const size_t cap = static_cast<size_t>(
         std::max(4.0, std::ceil(s.options.regionKeypointFraction * s.detector.options().maxKeypoints)));
     if (keypoints.size() > cap) keypoints.resize(cap);
   }
   for (detection::Keypoint& k : keypoints) {
-    k.x += static_cast<float>(inside.x);
-    k.y += static_cast<float>(inside.y);
+    k.x += static_cast<float>(baseRegion.x);
+    k.y += static_cast<float>(baseRegion.y);
   }
+  std::vector<detection::Keypoint> inFrame = keypoints;  // what RANSAC and the result see
+  s.plan.toFrame(inFrame);
   s.timings.detect = msSince(t);
   if (keypoints.size() < 4) return reject("too few keypoints: " + std::to_string(keypoints.size()));
 
-  // 2-3. Descriptors and matching with the ratio test, in two passes: the strongest
-  // firstPassFraction of the keypoints, then, only when they find nothing, the rest (each
-  // query's nearest neighbours do not depend on the other queries, so the two passes' matches
-  // together are those of one pass over all). A GPU describer leaves the descriptors on the GPU
-  // unless the matcher needs them here; a GPU readback waits for the GPU.
+  // 2-3. Descriptors (of the base-level image) and matching with the ratio test, in passes of
+  // growing size (DetectionPlan::passEnds): the strongest keypoints first, the next pass only when
+  // the ones before found nothing (each query's nearest neighbours do not depend on the other
+  // queries, so the passes' matches together are those of one pass over all). A GPU describer
+  // leaves the descriptors on the GPU unless the matcher needs them here; a GPU readback waits
+  // for the GPU.
   const auto describe = [&](size_t begin, size_t end) {
     std::vector<detection::Keypoint> part(keypoints.begin() + static_cast<std::ptrdiff_t>(begin),
                                           keypoints.begin() + static_cast<std::ptrdiff_t>(end));
     const auto start = Clock::now();
     detection::FrameDescriptors out =
-        s.describer->describe(frame, part, s.matcher->needsHostQueries(s.options.matching));
+        s.describer->describe(image, part, s.matcher->needsHostQueries(s.options.matching));
     std::copy(part.begin(), part.end(), keypoints.begin() + static_cast<std::ptrdiff_t>(begin));  // angles
     s.timings.describe += msSince(start);
     return out;
@@ -313,18 +308,16 @@ std::optional<Detection> DetectionLane::detect(const cv::Mat& frame, const cv::R
     }
     s.timings.match += msSince(start);
   };
-  const size_t split = firstPassKeypoints(keypoints.size(), s.options);
   std::vector<std::pair<size_t, size_t>> passes;  // [begin, end) of the keypoints of each pass
   std::vector<detection::FrameDescriptors> described;
   std::vector<detection::Match> matches;
   std::optional<Detection> d;
-  for (const size_t end : {split, keypoints.size()}) {
+  for (const size_t end : s.plan.passEnds(keypoints.size())) {
     const size_t begin = passes.empty() ? 0 : passes.back().second;
-    if (end <= begin) continue;
     passes.emplace_back(begin, end);
     described.push_back(describe(begin, end));
     match(*s.matcher, described.back(), begin, 0, matches);
-    d = s.verify(keypoints, matches);
+    d = s.verify(inFrame, matches);
     if (d) break;
   }
   // The tilted views' descriptors only when the frontal ones find nothing (most frames show the
@@ -340,7 +333,7 @@ std::optional<Detection> DetectionLane::detect(const cv::Mat& frame, const cv::R
       match(*s.tiltedMatcher, described[p], passes[p].first, s.frontal, tilted[p]);
     }
     for (const std::vector<detection::Match>& part : tilted) matches.insert(matches.end(), part.begin(), part.end());
-    d = s.verify(keypoints, matches);
+    d = s.verify(inFrame, matches);
   }
   if (!d) return std::nullopt;
   d->keypoints = static_cast<int>(keypoints.size());

@@ -3,16 +3,21 @@
 // target in a frame with no prior pose.
 //
 // One detect() call, in order:
-// 1. detect:   scale-aware FAST on the frame (detection/fast_detector.h), CPU.
+// 1. detect:   scale-aware FAST (detection/fast_detector.h), CPU, on the frame at the base level
+//              of the lane's DetectionPlan (tracker/detection_plan.h: the frame itself up to
+//              800×600, downscaled for HD frames; the keypoint budget and the passes below follow
+//              the frame's size and the smallest target to find, minFrameFraction). Steps 2-3
+//              see the base-level image, steps 4-5 the keypoints in frame pixels.
 // 2. describe: SURF descriptors of those keypoints by the lane's KeypointDescriber
 //              (detection/backend.h): SURF-ES on the GPU (detection/surf_es.h; the descriptors
 //              stay on the GPU, no readback) or SurfCpu on the CPU.
 // 3. match:    the lane's TargetMatcher against the target's descriptors (set once, in the
 //              constructor): GpuMatcher (only the match list is read back) or CpuMatcher
 //              (detection/nearest_neighbours.h); nearest two, Lowe's ratio test, optional
-//              cross-check. Steps 2-5 run in two passes over the keypoints: the strongest
-//              firstPassFraction of them first, and the rest only when those find no target
-//              (their matches added to the first pass's, steps 4-5 again). A model with
+//              cross-check. Steps 2-5 run in passes of growing size over the keypoints
+//              (DetectionPlan::passEnds): the strongest firstPassFraction of the budget first,
+//              then twice as many, ..., each only when the passes before found no target (its
+//              matches added to theirs, steps 4-5 again). A model with
 //              tilted views (TargetModel::tiltedKeypoints, ASIFT's simulated tilts) is matched
 //              in two steps: the target's own descriptors first, and only when steps 4–5 find
 //              nothing with those, the tilted views' too (their matches added to the first
@@ -51,6 +56,7 @@
 #include "detection/surf_es.h"
 #include "detection/target_model.h"
 #include "tracker/camera_calibration.h"
+#include "tracker/detection_plan.h"
 #include "tracker/pose.h"
 #include "tracker/quad_check.h"
 
@@ -83,8 +89,16 @@ namespace nft::tracker {
 /// false detections it would add. MAGSAC beats RANSAC at every setting tried (and is ~25 % faster
 /// here: 26 vs 36 ms median per frame).
 struct DetectionLaneOptions {
-  /// Keypoint detector run on each frame (its maxKeypoints also sizes SurfEs and the matcher).
-  detection::FastDetectorOptions detector;
+  /// Keypoint detector run on each frame's base level (DetectionPlan). maxKeypoints 0 (the
+  /// default) = auto: the budget follows minFrameFraction (DetectionPlan; 2000 at 0.2); > 0 fixes
+  /// it. The resolved budget also sizes SurfEs and the matcher. levels count from the base level,
+  /// cellSize is in base-level pixels.
+  detection::FastDetectorOptions detector{/*maxKeypoints=*/0};
+  /// The smallest target to find: the side of a square of its area as a fraction of the side of
+  /// a square of the frame's (the square root of the fraction of the frame it covers), in (0, 1].
+  /// Chooses the base level and the auto keypoint budget (tracker/detection_plan.h). 0.2: a
+  /// target covering 1/25 of the frame (a 300 × 140 px sign in a 1280 × 720 frame is 0.21).
+  double minFrameFraction = 0.2;
   /// SurfEs storage path (descriptor type and orientation come from the target model).
   detection::DescriptorStorage storage = detection::DescriptorStorage::Auto;
   /// SurfEs fragment precision override p (SurfEsOptions::precisionBits): 0 = the GPU's; lower
@@ -131,20 +145,25 @@ struct DetectionLaneOptions {
   /// frame, CPU backends, llvmpipe, one core, ORB's time in the same run): 0 (1000 keypoints)
   /// 63.8 / 68.9 % within 5 / 10 px at 1.12 × ORB's time per frame; 2.0 (798) 63.1 / 68.2 % at
   /// 0.77 ×; 1.5 (600) 61.4 / 66.9 % at 0.64 ×. cmu_book's cover (1000 keypoints) is unaffected.
-  double targetKeypointFactor = 2.0;
-  /// Steps 2-5 (describe, match, verify) on the strongest this share of the frame's keypoints
-  /// first, and on the rest only when those find no target, in (0, 1]; 1 = one pass. A pass
-  /// under 4 × minInliers keypoints is not split off (too few to find a target). Where the
-  /// target is in view its strongest keypoints usually suffice, so most frames describe half
-  /// as many; a frame without it costs one more RANSAC on the first pass's matches. With the
-  /// cross-check the second pass's reverse search covers only its own keypoints, so
-  /// matching.crossCheck describes all keypoints in one pass.
-  /// Measured with nft_eval tracking on all 531 frames of tmt_bookI (detection alone, the
+  /// Off by default since the budget follows the smallest target to find (minFrameFraction) and
+  /// the passes start small: the target's own keypoint count says nothing of how much of the
+  /// frame it covers, and a small target in a cluttered HD frame needs the whole budget.
+  double targetKeypointFactor = 0.0;
+  /// Steps 2-5 (describe, match, verify) on the strongest this share of the keypoint budget
+  /// first, then on twice as many, and so on up to all, each pass only when the ones before
+  /// found no target (DetectionPlan::passEnds), in (0, 1]; 1 = one pass. A first pass under
+  /// 4 × minInliers keypoints is not split off (too few to find a target). Where a large target
+  /// is in view its strongest keypoints usually suffice; a frame without one costs one more
+  /// RANSAC per pass. With the cross-check a later pass's reverse search would cover only its own
+  /// keypoints, so matching.crossCheck describes all keypoints in one pass. 0.25 with the auto
+  /// budget of minFrameFraction 0.2 (2000): passes of 500, 1000 and 2000 keypoints, the first
+  /// two those of the earlier fixed budget of 1000 with 0.5.
+  /// Measured with 0.5 and the fixed budget of 1000, nft_eval tracking on all 531 frames of tmt_bookI (detection alone, the
   /// detections refined; CPU lanes, llvmpipe, one core, ORB's time in the same run): 1.0 84.2 /
   /// 84.9 % within 5 / 10 px at 0.92 × ORB's time per frame, 0.5 84.2 / 84.9 % at 0.83 ×, 0.35
   /// the same at 0.78 ×; the lane alone (nft_detection_backend_benchmark) 0.5 against 1.0:
   /// 6.3-6.5 against 9.9-10.2 ms on tmt_bookI, 7.3-8.9 against 12.9-14.4 ms on cmu_book.
-  double firstPassFraction = 0.5;
+  double firstPassFraction = 0.25;
 };
 
 /// Per-stage wall-clock times of one detect() call, milliseconds (steady_clock). detect: FAST on
@@ -176,13 +195,6 @@ struct Detection {
   int matches = 0;
   DetectionTimings timings;
 };
-
-/// The keypoints of a detection's first pass (DetectionLaneOptions::firstPassFraction): the
-/// strongest ceil(firstPassFraction · count) of `count` (a frame's keypoints, strongest first), or
-/// all of them when that share would be under 4 × minInliers (too few to find a target
-/// reliably) or with matching.crossCheck (whose reverse search needs all the frame's descriptors
-/// at once). Used by DetectionLane and MultiTargetDetector.
-size_t firstPassKeypoints(size_t count, const DetectionLaneOptions& options);
 
 /// RANSAC homography target → frame from matched points, inlier floor, quad check and planar PnP
 /// (DetectionLane's steps 4-5). `targetPoints[m.target]` and `frameKeypoints[m.query]` are each
@@ -251,6 +263,8 @@ class DetectionLane {
   detection::Backend matcherBackend() const;
   /// Stage times of the last detect() call.
   const DetectionTimings& lastTimings() const;
+  /// How frames are searched: base level, keypoint budget, passes (tracker/detection_plan.h).
+  const DetectionPlan& plan() const;
   /// Why the last detect() returned nullopt ("" after a detection), e.g. "too few inliers: 7 < 12"
   /// or a quadProblem() reason; for logs and experiments.
   const std::string& lastRejection() const;

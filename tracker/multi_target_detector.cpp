@@ -36,19 +36,21 @@ struct MultiTargetDetector::Impl {
         vocabulary(v),
         index(v.size()),
         words(v.size()),
-        detector(o.lane.detector) {
+        plan(cal.imageSize, o.lane),
+        verifyOptions(plan.verifyOptions(o.lane)),
+        detector(plan.detector()) {
     detection::SurfEsOptions s;
-    s.maxWidth = cal.imageSize.width;
-    s.maxHeight = cal.imageSize.height;
-    s.maxKeypoints = o.lane.detector.maxKeypoints;
+    s.maxWidth = plan.baseSize().width;
+    s.maxHeight = plan.baseSize().height;
+    s.maxKeypoints = plan.maxKeypoints();
     s.type = t;
     s.orientation = orient;
     s.storage = o.lane.storage;
     s.precisionBits = o.lane.precisionBits;
     s.boxTaps = o.lane.boxTaps;
     describer = detection::makeKeypointDescriber(o.lane.descriptorBackend, caps, s);
-    targetMatcher = detection::makeTargetMatcher(o.lane.matcherBackend, caps, o.lane.detector.maxKeypoints);
-    tiltedMatcher = detection::makeTargetMatcher(o.lane.matcherBackend, caps, o.lane.detector.maxKeypoints);
+    targetMatcher = detection::makeTargetMatcher(o.lane.matcherBackend, caps, plan.maxKeypoints());
+    tiltedMatcher = detection::makeTargetMatcher(o.lane.matcherBackend, caps, plan.maxKeypoints());
   }
 
   MultiTargetDetectorOptions options;
@@ -58,7 +60,10 @@ struct MultiTargetDetector::Impl {
   detection::Vocabulary vocabulary;  // shares the words and their search tree
   detection::InvertedIndex index;
   int words;
+  DetectionPlan plan;
+  DetectionLaneOptions verifyOptions;  // lane options with the RANSAC threshold for base-level keypoints
   detection::FastDetector detector;
+  cv::Mat base;  // the frame at the plan's base level (when that is not the frame itself)
   std::unique_ptr<detection::KeypointDescriber> describer;
   std::unique_ptr<detection::TargetMatcher> targetMatcher;
   std::unique_ptr<detection::TargetMatcher> tiltedMatcher;
@@ -168,8 +173,9 @@ std::vector<TargetDetection> MultiTargetDetector::detect(const cv::Mat& gray, co
     }
   }
   std::vector<detection::Keypoint> keypoints;
+  const cv::Mat& image = s.plan.baseImage(gray, s.base);
   if (allowed.empty()) {
-    keypoints = s.detector.detect(gray);
+    keypoints = s.detector.detect(image);
   } else {
     // The budget in proportion to the unmasked area: a whole-frame search's keypoint density,
     // so a search with targets tracked costs no more than one without (describe and match grow
@@ -177,38 +183,39 @@ std::vector<TargetDetection> MultiTargetDetector::detect(const cv::Mat& gray, co
     detection::FastDetectorOptions o = s.detector.options();
     const double share = cv::countNonZero(allowed) / static_cast<double>(allowed.total());
     o.maxKeypoints = std::max(1, static_cast<int>(std::ceil(share * o.maxKeypoints)));
-    keypoints = detection::FastDetector(o).detect(gray, allowed);
+    keypoints = detection::FastDetector(o).detect(image, s.plan.baseMask(allowed));
   }
+  std::vector<detection::Keypoint> inFrame = keypoints;  // what RANSAC and the results see
+  s.plan.toFrame(inFrame);
   s.timings.detect = msSince(t);
   if (static_cast<int>(keypoints.size()) < s.options.lane.minInliers) {
     s.rejection = "too few keypoints: " + std::to_string(keypoints.size());
     return found;
   }
 
-  // 2-4 in two passes in a large database, as DetectionLane (DetectionLaneOptions::
-  // firstPassFraction): the strongest share of the keypoints first, and all of them only when
-  // those find no target. A frame that shows a target usually has enough of its keypoints among
-  // its strongest half, and the search then describes and looks up half as many: among 1,000
+  // 2-4 in passes in a large database, as DetectionLane (DetectionPlan::passEnds): the strongest
+  // keypoints first, and more only when those find no target. A frame that shows a target
+  // usually has enough of its keypoints among its strongest, and the search then describes and
+  // looks up fewer (measured with two passes, the strongest half of 1000 first: among 1,000
   // targets on cmu_book 10.5 ms a frame, 1.75-1.80 × the single-target lane's (2.7-2.9 × in one
   // pass, the same run). Not in a small database (verifiesEveryTarget()), where a search looks
   // for every print at once and the strongest half holds too few keypoints on some of several
   // small ones: on the grid baboon and aero3 were found a frame later, and pan's searches took
   // 4.2 instead of 3.2 ms a frame.
-  const size_t split =
-      verifiesEveryTarget() ? keypoints.size() : firstPassKeypoints(keypoints.size(), s.options.lane);
+  const std::vector<size_t> passes =
+      verifiesEveryTarget() ? std::vector<size_t>{keypoints.size()} : s.plan.passEnds(keypoints.size());
   detection::FrameDescriptors descriptors;  // of the keypoints described so far, on the host
   descriptors.host = cv::Mat(0, detection::descriptorLength(s.type), CV_32F);
   std::vector<int> wordIds;
-  for (const size_t end : {split, keypoints.size()}) {
+  for (const size_t end : passes) {
     const size_t begin = static_cast<size_t>(descriptors.host.rows);
-    if (end <= begin) continue;
     s.rejection.clear();
     // 2. Descriptors, on the host for the words (a GPU describer reads them back; the GPU
     //    matcher uploads them).
     t = Clock::now();
     std::vector<detection::Keypoint> part(keypoints.begin() + static_cast<std::ptrdiff_t>(begin),
                                           keypoints.begin() + static_cast<std::ptrdiff_t>(end));
-    const detection::FrameDescriptors described = s.describer->describe(gray, part, true);
+    const detection::FrameDescriptors described = s.describer->describe(image, part, true);
     std::copy(part.begin(), part.end(), keypoints.begin() + static_cast<std::ptrdiff_t>(begin));  // angles
     descriptors.host.push_back(described.host);
     descriptors.count = descriptors.host.rows;
@@ -254,8 +261,8 @@ std::vector<TargetDetection> MultiTargetDetector::detect(const cv::Mat& gray, co
       std::vector<detection::Match> matches = s.targetMatcher->match(descriptors, s.options.lane.matching);
       s.timings.match += msSince(t);
       const auto verify = [&] {
-        return verifyDetection(matches, target.points, keypoints, target.model->image.size(),
-                               target.model->metresPerPixel(), s.calibration, s.options.lane, why, s.timings.ransac,
+        return verifyDetection(matches, target.points, inFrame, target.model->image.size(),
+                               target.model->metresPerPixel(), s.calibration, s.verifyOptions, why, s.timings.ransac,
                                s.timings.pose);
       };
       std::optional<Detection> d = verify();

@@ -289,6 +289,7 @@ void Tracker::restoreGpu(const gpu::Capabilities& caps) {
 bool Tracker::hasGpu() const { return !impl_->gpuReleased; }
 
 bool Tracker::hasTarget() const { return impl_->motion.last().has_value(); }
+std::optional<cv::Matx33d> Tracker::lastHomography() const { return impl_->motion.last(); }
 
 void Tracker::initialise(const cv::Matx33d& homography) {
   for (int i = 0; i < 9; ++i)

@@ -60,6 +60,7 @@
 // size or make a Tracker for the new size with scaledTo(calibration, size).
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -196,6 +197,9 @@ class Tracker {
   void initialise(const cv::Matx33d& homography);
   /// Forgets the target: the next track() detects.
   void reset();
+  /// The homography the next track() predicts from: the last one found (or given to
+  /// initialise()); std::nullopt when hasTarget() is false.
+  std::optional<cv::Matx33d> lastHomography() const;
 
   /// Frees the detection lane's GPU resources (GL context loss: call it while the context is
   /// still current, or with none current); the tracking state (motion model, last homography)

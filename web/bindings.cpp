@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <opencv2/imgproc.hpp>
 
@@ -146,6 +147,24 @@ class WebSession {
     return session_.addTarget(bgra, name, widthMetres);
   }
 
+  /// Adds an instant target (Session::addTargetFromFrame) from a frame of tightly packed RGBA
+  /// pixels at wasm address `pixels`; `quad`: a JavaScript array of 8 numbers, the corners x1, y1,
+  /// ..., x4, y4 (upper-left, upper-right, lower-right, lower-left, frame pixels).
+  int addTargetFromFrameRgba(std::uintptr_t pixels, int width, int height, const val& quad, const std::string& name,
+                             double widthMetres) {
+    context_.makeCurrent();
+    const std::vector<double> xy = vecFromJSArray<double>(quad);
+    std::vector<cv::Point2f> corners;
+    for (size_t i = 0; i + 1 < xy.size(); i += 2)
+      corners.emplace_back(static_cast<float>(xy[i]), static_cast<float>(xy[i + 1]));
+    nft::ImageView view;
+    view.data = reinterpret_cast<const std::uint8_t*>(pixels);
+    view.width = width;
+    view.height = height;
+    view.format = nft::PixelFormat::Rgba8;
+    return session_.addTargetFromFrame(view, corners, name, widthMetres);
+  }
+
   /// Tracks one frame of tightly packed RGBA pixels at wasm address `pixels`; the buffer must stay
   /// unchanged until render() has drawn it.
   val processRgba(std::uintptr_t pixels, int width, int height, double timestampMs) {
@@ -227,6 +246,10 @@ EMSCRIPTEN_BINDINGS(nft_web) {
       .constructor(&makeSession, allow_raw_pointers())
       .function("addTargetRgba", optional_override([](WebSession& s, std::uintptr_t p, int w, int h, std::string name, double m) {
                   return guarded([&] { return s.addTargetRgba(p, w, h, name, m); });
+                }))
+      .function("addTargetFromFrameRgba",
+                optional_override([](WebSession& s, std::uintptr_t p, int w, int h, val quad, std::string name, double m) {
+                  return guarded([&] { return s.addTargetFromFrameRgba(p, w, h, quad, name, m); });
                 }))
       .function("processRgba", optional_override([](WebSession& s, std::uintptr_t p, int w, int h, double ms) {
                   return guarded([&] { return s.processRgba(p, w, h, ms); });

@@ -76,6 +76,12 @@ export interface SessionInfo {
 export class Session {
   /** Adds a target from a URL or an image; resolves to its id. Throws NftError for an image too plain to track. */
   addTarget(source: string | ImageSource, options?: { name?: string; widthMetres?: number }): Promise<number>;
+  /**
+   * Adds an instant target: the frame's region inside the quad (corners upper left, upper right, lower right,
+   * lower left, frame pixels), tracked from that quad on that frame; returns its id. Throws NftError naming the quad.
+   */
+  addTargetFromFrame(frame: ImageSource, quad: ([number, number] | { x: number; y: number })[],
+                     options?: { name?: string; widthMetres?: number }): number;
   /** Tracks the targets in one frame (timestamp in milliseconds, default performance.now()). */
   process(frame: ImageSource, timestampMs?: number): FrameResult;
   /** Draws the last frame and the augmentations on the canvas (viewport in pixels from the bottom left; default: all of it). */

@@ -131,6 +131,35 @@ export class Session {
   }
 
   /**
+   * Adds an instant target: the region of a camera frame inside `quad` ("point the camera at a
+   * poster, tap, track"), rectified, trained, and tracked from that quad on that frame — the next
+   * process() follows it without a detection.
+   * @param {ImageData|ImageBitmap|HTMLVideoElement|HTMLCanvasElement} frame of the session's frame size.
+   * @param {Array<[number, number]|{x: number, y: number}>} quad the target's corners in frame
+   *   pixels: upper left, upper right, lower right, lower left (as FrameResult's corners).
+   * @param {{name?: string, widthMetres?: number}} [options] name (default 'frame target N');
+   *   physical width in metres.
+   * @returns {number} the target's id. Throws NftError naming the quad (not 4 corners, outside the
+   *   frame, not convex and clockwise, a side under 32 px) or the target (too plain).
+   */
+  addTargetFromFrame(frame, quad, options = {}) {
+    const image = pixelsOf(frame, 'addTargetFromFrame');
+    const xy = [];
+    for (const p of quad) {
+      if (Array.isArray(p)) xy.push(Number(p[0]), Number(p[1]));
+      else xy.push(Number(p.x), Number(p.y));
+    }
+    const address = this.module._malloc(image.data.length);
+    try {
+      this.module.HEAPU8.set(image.data, address);
+      return this.web.addTargetFromFrameRgba(address, image.width, image.height, xy, options.name ?? '',
+                                             options.widthMetres ?? 0);
+    } finally {
+      this.module._free(address);
+    }
+  }
+
+  /**
    * Tracks the targets in one camera frame.
    * @param {ImageData|ImageBitmap|HTMLVideoElement|HTMLCanvasElement} frame
    * @param {number} [timestampMs] capture time, milliseconds (default: performance.now()).

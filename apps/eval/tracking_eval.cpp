@@ -22,6 +22,7 @@
 #include "apps/replay/synthetic_frame_source.h"
 #include "detection/target_model_io.h"
 #include "nft/session.h"
+#include "session/frame_quad.h"
 #include "suite/ground_truth.h"
 #include "synthetic/synthetic_sequence.h"
 
@@ -64,7 +65,10 @@ class FrameCsv {
   void write(int frame, const std::string& method, bool found, double errorPx, double ms,
              const std::vector<cv::Point2f>& corners) {
     out_ << frame << ',' << method << ',' << (found ? 1 : 0) << ','
-         << (std::isfinite(errorPx) ? formatDouble("%.4f", errorPx) : std::string("inf")) << ','
+         << (std::isnan(errorPx)      ? std::string()  // not scored
+             : std::isfinite(errorPx) ? formatDouble("%.4f", errorPx)
+                                      : std::string("inf"))
+         << ','
          << formatDouble("%.3f", ms);
     for (size_t i = 0; i < 4; ++i) {
       if (found && corners.size() == 4)
@@ -83,10 +87,15 @@ class FrameCsv {
 
 }  // namespace
 
+int MethodResult::scored() const {
+  return static_cast<int>(std::count_if(errorPx.begin(), errorPx.end(), [](double e) { return !std::isnan(e); }));
+}
+
 double MethodResult::successRate(double thresholdPx) const {
-  if (errorPx.empty()) return 0.0;
-  const auto n = std::count_if(errorPx.begin(), errorPx.end(), [&](double e) { return e <= thresholdPx; });
-  return static_cast<double>(n) / static_cast<double>(errorPx.size());
+  const int n = scored();
+  if (n == 0) return 0.0;
+  const auto ok = std::count_if(errorPx.begin(), errorPx.end(), [&](double e) { return e <= thresholdPx; });
+  return static_cast<double>(ok) / static_cast<double>(n);
 }
 
 int MethodResult::successIn(int first, int last, double thresholdPx) const {
@@ -96,7 +105,12 @@ int MethodResult::successIn(int first, int last, double thresholdPx) const {
   return n;
 }
 
-double MethodResult::medianErrorPx() const { return medianOf(errorPx); }
+double MethodResult::medianErrorPx() const {
+  std::vector<double> scoredErrors;
+  for (const double e : errorPx)
+    if (!std::isnan(e)) scoredErrors.push_back(e);
+  return medianOf(scoredErrors);
+}
 
 double MethodResult::medianMs() const { return medianOf(ms); }
 
@@ -136,13 +150,19 @@ TrackingReport evaluateTracking(const TrackingRequest& request) {
                                replay::syntheticPresetNames() + ")");
     o.preset = *preset;
     o.frames = request.syntheticFrames;
+    o.frameSize = request.syntheticSize;
+    o.targetFraction = request.targetFraction;
     synthetic = std::make_shared<const replay::SyntheticSequence>(o);
     truth = synthetic->groundTruth();
     source = std::make_unique<replay::SyntheticFrameSource>(synthetic);
   } else {
-    truth = replay::loadGroundTruth(request.groundTruth);
+    truth = request.groundTruth.empty() ? request.truth : replay::loadGroundTruth(request.groundTruth);
     source = replay::openFrameSource(request.video);
-    if (request.targetDatabase.empty() && !std::filesystem::is_regular_file(request.target))
+    if (request.initQuad && (!request.target.empty() || !request.targetDatabase.empty()))
+      throw std::runtime_error("the first frame's quad is the target: give no target or target database");
+    if (request.initQuad && (truth.empty() || !replay::annotated(truth.front())))
+      throw std::runtime_error("the first frame has no ground-truth quad to start from");
+    if (!request.initQuad && request.targetDatabase.empty() && !std::filesystem::is_regular_file(request.target))
       throw std::runtime_error("target '" + request.target +
                                "' does not exist (expected an image or a .nftm model file)");
   }
@@ -156,7 +176,6 @@ TrackingReport evaluateTracking(const TrackingRequest& request) {
   report.input = source->description();
   report.renderer = ours.gpuRenderer();
   report.warnings = ours.warnings();
-  const std::string targetName = synthetic ? synthetic->options().targetPath : request.target;
   // A database first (recognition among its targets); the scored target is then a file added
   // to them, or one of them by name.
   std::optional<TargetId> scoredId;
@@ -175,6 +194,21 @@ TrackingReport evaluateTracking(const TrackingRequest& request) {
                                  "image as --target, or --baselines none");
     }
   }
+  // POT's start: the first frame holds the target (read now, scored from the second frame on).
+  cv::Mat frame;
+  if (!source->read(frame)) throw std::runtime_error("input '" + source->description() + "' has no frames");
+  cv::Mat baselineTarget;
+  const std::string targetName = request.initQuad ? "the first frame's quad"
+                                 : synthetic      ? synthetic->options().targetPath
+                                                  : request.target;
+  if (!scoredId && request.initQuad) {
+    const replay::QuadCorners& q = truth.front();
+    const std::vector<cv::Point2f> quad(q.begin(), q.end());
+    scoredId = ours.addTargetFromFrame(frame, quad, "init-quad");
+    cv::Mat gray = frame;
+    if (frame.channels() == 3) cv::cvtColor(frame, gray, cv::COLOR_BGR2GRAY);
+    baselineTarget = session::rectifyQuad(gray, quad);
+  }
   if (!scoredId)
     scoredId = synthetic ? ours.addTarget(synthetic->targetImage(), targetName) : ours.addTarget(request.target);
   const TargetInfo target = ours.target(*scoredId);
@@ -185,8 +219,7 @@ TrackingReport evaluateTracking(const TrackingRequest& request) {
 
   // The baselines see the image the user gave (a model file: its working image); corners are
   // that image's, the same physical corners as the model's.
-  cv::Mat baselineTarget;
-  if (!request.baselines.empty()) {  // (a database target has no image here: refused above)
+  if (!request.baselines.empty() && baselineTarget.empty()) {  // (a database target: refused above)
     if (synthetic)
       cv::cvtColor(synthetic->targetImage(), baselineTarget, cv::COLOR_BGR2GRAY);
     else
@@ -205,8 +238,6 @@ TrackingReport evaluateTracking(const TrackingRequest& request) {
   std::optional<FrameCsv> csv;
   if (!request.perFrameCsv.empty()) csv.emplace(request.perFrameCsv);
 
-  cv::Mat frame;
-  if (!source->read(frame)) throw std::runtime_error("input '" + source->description() + "' has no frames");
   const cv::Size frameSize = frame.size();
   int total = source->frameCount();
   if (total < 0 || static_cast<size_t>(total) > truth.size()) total = static_cast<int>(truth.size());
@@ -220,8 +251,11 @@ TrackingReport evaluateTracking(const TrackingRequest& request) {
                                " but the first is " + std::to_string(frameSize.width) + "x" +
                                std::to_string(frameSize.height));
     const replay::QuadCorners& gt = truth[static_cast<size_t>(index)];
+    const bool scored = replay::annotated(gt) && !(request.initQuad && index == 0);
     auto score = [&](MethodResult& m, bool found, const std::vector<cv::Point2f>& corners, double ms) {
-      const double e = found && corners.size() == 4 ? replay::alignmentError(gt, corners) : kInf;
+      const double e = !scored                            ? std::numeric_limits<double>::quiet_NaN()
+                       : found && corners.size() == 4 ? replay::alignmentError(gt, corners)
+                                                      : kInf;
       m.errorPx.push_back(e);
       m.ms.push_back(ms);
       m.found += found ? 1 : 0;
@@ -247,6 +281,7 @@ TrackingReport evaluateTracking(const TrackingRequest& request) {
     }
   }
   report.frames = index;
+  report.scored = report.methods.front().scored();
   if (request.maxFrames <= 0 && static_cast<size_t>(index) != truth.size()) {
     const std::string w = "ground truth has " + std::to_string(truth.size()) + " frames, " + std::to_string(index) +
                           " were scored (the input has " + std::to_string(source->frameCount()) + ")";
@@ -268,7 +303,9 @@ void writeCurveCsv(const std::string& path, const TrackingReport& report, double
 }
 
 void printTrackingSummary(std::ostream& out, const TrackingReport& report, int subsetFirst, int subsetLast) {
-  out << "\n" << report.input << ": " << report.frames << " frames with ground truth (" << report.renderer << ")\n";
+  out << "\n" << report.input << ": " << report.frames << " frames with ground truth";
+  if (report.scored != report.frames) out << ", " << report.scored << " scored";
+  out << " (" << report.renderer << ")\n";
   const bool subset = subsetFirst > 0 && subsetLast >= subsetFirst;
   char line[256];
   std::snprintf(line, sizeof line, "  %-6s %9s %9s %12s %8s %10s", "method", "<=5px", "<=10px", "median err", "found",

@@ -11,7 +11,10 @@
 #include <utility>
 #include <vector>
 
+#include <opencv2/core.hpp>
+
 #include "apps/eval/feature_baseline.h"
+#include "synthetic/synthetic_sequence.h"
 
 namespace nft::eval {
 
@@ -35,30 +38,47 @@ struct TrackingRequest {
   std::string platform = "auto";  ///< EGL platform (gpu::parseEglPlatform)
   /// Per-frame CSV written as the run goes (empty: none), one row per frame and method:
   /// frame,method,found,error_px,ms,ulx,uly,urx,ury,lrx,lry,llx,lly — frame from 1 as gt.tsv
-  /// names them, error_px "inf" and the corners empty when not found.
+  /// names them, error_px "inf" and the corners empty when not found, error_px empty on a frame
+  /// not scored.
   std::string perFrameCsv;
   /// Instead of target, video and groundTruth: a synthetic sequence with exact ground truth, the
   /// preset named here (synthetic/synthetic_presets.h: "scale", "motion_blur", ...; "default"
   /// is nft_replay's built-in input), syntheticFrames frames, seed 8. Empty: none.
   std::string preset;
   int syntheticFrames = 300;  ///< frames of the synthetic sequence (>= 1)
+  cv::Size syntheticSize{640, 480};  ///< frame size of the synthetic sequence, pixels
+  /// > 0: the synthetic target's share of the frame's area (SyntheticSequenceOptions::targetFraction).
+  double targetFraction = 0;
+  /// Ground truth given in memory instead of the groundTruth file (used when that is empty and
+  /// no preset is given): frame i's corners, replay::notAnnotated() for a frame not scored (POT:
+  /// frames not annotated or flagged occluded, out of view or blurred).
+  std::vector<replay::QuadCorners> truth;
+  /// The POT protocol: no target file; the target is the first frame's region inside its
+  /// ground-truth quad — ours started there by Session::addTargetFromFrame, the baselines given
+  /// that region rectified (session/frame_quad.h) as their target image. The first frame, where
+  /// the quad is given, is not scored.
+  bool initQuad = false;
 };
 
 /// One method's per-frame results. Frame i (from 0) is gt.tsv's frame i + 1.
 struct MethodResult {
   std::string method;           ///< "ours", "orb", "sift"
-  std::vector<double> errorPx;  ///< alignment error per frame with ground truth; +inf: not found
+  /// Alignment error per frame with ground truth, pixels; +inf: not found; NaN: not scored (no
+  /// annotation, flagged, or the POT protocol's first frame).
+  std::vector<double> errorPx;
   std::vector<double> ms;       ///< time per frame (ours: Tracker timings.total)
   int found = 0;                ///< frames with a result
 
   int frames() const { return static_cast<int>(errorPx.size()); }
-  /// Fraction of frames with e <= thresholdPx (0 without frames).
+  /// Frames scored (errorPx not NaN).
+  int scored() const;
+  /// Fraction of the scored frames with e <= thresholdPx (0 without any).
   double successRate(double thresholdPx) const;
   /// Frames numbered first..last (from 1, as gt.tsv names them; clamped to the frames there
   /// are) with e <= thresholdPx.
   int successIn(int first, int last, double thresholdPx) const;
-  /// Median alignment error over all frames, failures counted as +inf (so +inf when more than
-  /// half fail); NaN without frames.
+  /// Median alignment error over the scored frames, failures counted as +inf (so +inf when more
+  /// than half fail); NaN without any.
   double medianErrorPx() const;
   /// Median time per frame, ms (NaN without frames).
   double medianMs() const;
@@ -69,7 +89,8 @@ struct MethodResult {
 /// The whole evaluation.
 struct TrackingReport {
   std::string input, target, renderer;
-  int frames = 0;              ///< frames scored (those with ground truth)
+  int frames = 0;              ///< frames run (those with ground truth, scored or not)
+  int scored = 0;              ///< frames scored
   std::vector<MethodResult> methods;  ///< ours first, then the baselines in the order asked
   std::vector<std::string> warnings;
 };

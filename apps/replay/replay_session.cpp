@@ -191,7 +191,14 @@ int runReplay(const ReplayRequest& request) {
   bool reportable = false;  // the report is written once the run got as far as its first frame
   try {
     const bool anyTarget = !request.target.empty() || !request.targetDatabase.empty();
-    if (anyTarget != !request.video.empty())
+    const bool initQuad = !request.initQuad.empty();
+    if (initQuad && (anyTarget || !request.moreTargets.empty()))
+      throw std::runtime_error("--init-quad makes the target from the first frame's quad: give no --target or --targets");
+    if (initQuad && request.initQuad.size() != 8)
+      throw std::runtime_error("--init-quad has " + std::to_string(request.initQuad.size()) +
+                               " numbers: expected 8, x1,y1,x2,y2,x3,y3,x4,y4 (upper-left, upper-right, lower-right, "
+                               "lower-left corners in frame pixels)");
+    if (!initQuad && anyTarget != !request.video.empty())
       throw std::runtime_error("--target (or --targets) and --video go together (give both, or neither for the "
                                "built-in synthetic sequence)");
     if (request.target.empty() && !request.moreTargets.empty())
@@ -247,9 +254,27 @@ int runReplay(const ReplayRequest& request) {
     info.glVersion = session.glVersion();
     info.eglPlatform = session.contextDescription();
 
+    // The first frame fixes the frame size (the calibration is scaled to it); read after the
+    // targets (a bad target file is the likelier mistake), but before them with --init-quad,
+    // whose target it holds.
+    cv::Mat frame;
+    auto decodeStart = Clock::now();
+    const auto readFirstFrame = [&] {
+      decodeStart = Clock::now();
+      if (!source->read(frame)) throw std::runtime_error("input '" + source->description() + "' has no frames");
+      info.decodeMs += msSince(decodeStart);
+      info.frameSize = frame.size();
+    };
+    if (initQuad) readFirstFrame();
+
     std::vector<TargetId> ids;
     double databaseSeconds = 0;
-    if (synthetic) {
+    if (initQuad) {
+      std::vector<cv::Point2f> quad;
+      for (size_t i = 0; i < 8; i += 2)
+        quad.emplace_back(static_cast<float>(request.initQuad[i]), static_cast<float>(request.initQuad[i + 1]));
+      ids.push_back(session.addTargetFromFrame(frame, quad, "init-quad"));
+    } else if (synthetic) {
       ids.push_back(session.addTarget(synthetic->targetImage(), synthetic->options().targetPath));
     } else {
       if (!request.target.empty()) ids.push_back(session.addTarget(request.target));
@@ -272,7 +297,10 @@ int runReplay(const ReplayRequest& request) {
       scoredId = *named;
     }
     const TargetInfo target = session.target(scoredId);
-    info.target = synthetic ? synthetic->options().targetPath : target.source == "<image>" ? target.name : target.source;
+    info.target = initQuad ? "the first frame's quad (--init-quad)"
+                  : synthetic ? synthetic->options().targetPath
+                  : target.source == "<image>" ? target.name
+                                               : target.source;
     if (severalTargets) {
       info.targetCount = static_cast<int>(ids.size());
       info.scoredTarget = target.name;
@@ -287,13 +315,8 @@ int runReplay(const ReplayRequest& request) {
     std::fprintf(stderr, "nft_replay: target %s: %dx%d, %d keypoints, %d tracking patches (%s in %.2f s)\n",
                  info.target.c_str(), info.targetSize.width, info.targetSize.height, info.targetKeypoints,
                  info.targetPatches, target.trained ? "trained" : "loaded", info.targetSeconds);
+    if (!initQuad) readFirstFrame();
 
-    // The first frame fixes the frame size; the calibration is scaled to it.
-    cv::Mat frame;
-    auto decodeStart = Clock::now();
-    if (!source->read(frame)) throw std::runtime_error("input '" + source->description() + "' has no frames");
-    info.decodeMs += msSince(decodeStart);
-    info.frameSize = frame.size();
     if (!request.posesCsv.empty()) csv.emplace(request.posesCsv, severalTargets);
     const bool render = !request.noRender && session.config().render.enabled;
     info.rendered = render;
@@ -336,7 +359,7 @@ int runReplay(const ReplayRequest& request) {
       const TargetResult& r = *scored;
 
       std::optional<double> alignment;
-      if (static_cast<size_t>(index) < groundTruth.size())
+      if (static_cast<size_t>(index) < groundTruth.size() && annotated(groundTruth[static_cast<size_t>(index)]))
         alignment = r.found && r.corners.size() == 4 ? alignmentError(groundTruth[static_cast<size_t>(index)], r.corners)
                                                      : std::numeric_limits<double>::infinity();
 

@@ -26,6 +26,11 @@ struct ReplayRequest {
   /// With several targets: the name of the one the ground truth follows (empty: the first).
   std::string groundTruthTarget;
   std::string video;
+  /// POT's protocol (nft_eval pot): the target is the region of the first frame inside this quad,
+  /// x1, y1, ..., x4, y4 (upper-left, upper-right, lower-right, lower-left, frame pixels), added
+  /// with Session::addTargetFromFrame and tracked from there; empty = not asked for. Excludes
+  /// target and targetDatabase; with no video, the synthetic sequence's first frame.
+  std::vector<double> initQuad;
   std::string configPath;       ///< YAML config (config/config.h); empty = the defaults
   std::string calibrationPath;  ///< overrides the config's camera.calibration
   std::string outVideo;         ///< rendered video

@@ -252,6 +252,47 @@ TEST(NftReplayData, TmtBookIMeetsTheAccuracyGoals) {
   EXPECT_GE(gt["success_10px"].get<double>(), 0.85) << gt.dump(2);
 }
 
+TEST(NftReplayCli, InitQuadRefusesATargetAndAQuadOfOtherThanEightNumbers) {
+  const ProgramRun withTarget = runReplay("--init-quad 10,10,200,10,200,200,10,200 --target " + kGraf);
+  EXPECT_EQ(withTarget.status, 1) << withTarget.output;
+  EXPECT_NE(withTarget.output.find("--init-quad makes the target from the first frame's quad: give no --target"),
+            std::string::npos)
+      << withTarget.output;
+  const ProgramRun seven = runReplay("--init-quad 10,10,200,10,200,200,10");
+  EXPECT_EQ(seven.status, 1) << seven.output;
+  EXPECT_NE(seven.output.find("--init-quad has 7 numbers: expected 8"), std::string::npos) << seven.output;
+  const ProgramRun outside = runReplay("--synthetic-frames 3 --init-quad 10,10,900,10,200,200,10,200");
+  EXPECT_EQ(outside.status, 1) << outside.output;
+  EXPECT_NE(outside.output.find("quad corner 1 (upper-right) (900, 10) is outside the 640x480 frame"), std::string::npos)
+      << outside.output;
+}
+
+TEST(NftReplayData, TmtBookIFromTheFirstFramesQuadAsPotStartsATracker) {
+  // The target is frame 1's region inside gt.tsv's first quad (not target.png): tracked from
+  // there on every frame, without a detection.
+  NFT_REQUIRE_DATA("video/tmt_bookI/gt.tsv");
+  const fs::path data = nft::testing::dataDir() / "video/tmt_bookI";
+  const auto gtLines = readLines(data / "gt.tsv");
+  ASSERT_GE(gtLines.size(), 2u);
+  std::istringstream first(gtLines[1]);
+  std::string name, quad;
+  first >> name;
+  for (int i = 0; i < 8; ++i) {
+    std::string v;
+    first >> v;
+    quad += (i ? "," : "") + v;
+  }
+  const fs::path dir = tempDir("tmt_init_quad");
+  const ProgramRun r = runReplay("--init-quad " + quad + " --video " + quoted(data / "video.mp4") + " --gt " +
+                                 quoted(data / "gt.tsv") + " --no-render --progress 0 --report " +
+                                 quoted(dir / "r.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const nlohmann::json report = readJson(dir / "r.json");
+  EXPECT_EQ(report["ground_truth"]["frames"], 531);
+  EXPECT_EQ(report["ground_truth"]["success_5px"].get<double>(), 1.0) << report.dump(2);
+  EXPECT_NE(r.output.find("(detecting 0, tracking 531, lost 0)"), std::string::npos) << r.output;
+}
+
 TEST(NftReplayData, CmuBookFindsTheCoverInNinetyPercentOfFrames) {
   NFT_REQUIRE_DATA("video/cmu_book/book.mp4");
   const fs::path data = nft::testing::dataDir() / "video/cmu_book";

@@ -268,12 +268,21 @@ TEST(ReplayGroundTruth, ReadsTheTmtFormatAndNamesTheBadLine) {
     std::ofstream out(dir / "gt.tsv");
     out << "frame\tulx\tuly\turx\tury\tlrx\tlry\tllx\tlly\n"
         << "frame00001.jpg\t1\t2\t3\t4\t5\t6\t7\t8\n\n"
-        << "frame00002.jpg 10 20 30 40 50 60 70 80\r\n";
+        << "frame00002.jpg 10 20 30 40 50 60 70 80\r\n"
+        << "frame00003.jpg nan nan nan nan nan nan nan nan\n";
   }
   const auto gt = loadGroundTruth((dir / "gt.tsv").string());
-  ASSERT_EQ(gt.size(), 2u);
+  ASSERT_EQ(gt.size(), 3u);
   EXPECT_EQ(gt[0][2], cv::Point2f(5, 6));
   EXPECT_EQ(gt[1][3], cv::Point2f(70, 80));
+  EXPECT_TRUE(annotated(gt[1]));
+  EXPECT_FALSE(annotated(gt[2]));  // a frame without annotation: not scored
+  for (const char* line : {"frame00001.jpg 1 2 3 nan 5 6 7 8",   // some nan, not all
+                           "frame00001.jpg 1 2 3 inf 5 6 7 8",   // infinite
+                           "frame00001.jpg 1 2 3 4x 5 6 7 8"}) {  // not a number
+    std::ofstream(dir / "mixed.tsv") << "header\n" << line << "\n";
+    EXPECT_THROW(loadGroundTruth((dir / "mixed.tsv").string()), std::runtime_error) << line;
+  }
   {
     std::ofstream out(dir / "bad.tsv");
     out << "header\nframe00001.jpg 1 2 3 4 5 6 7\n";

@@ -116,7 +116,8 @@ TEST(Config, PartialFileOverridesOnlyWhatItNames) {
   expected.render.cubeColor = {1, 2, 3};
   EXPECT_TRUE(c == expected) << toYaml(c);
   EXPECT_EQ(c.tracking.maxPatches, 100);
-  EXPECT_EQ(c.detector.maxKeypoints, 1000);
+  EXPECT_EQ(c.detector.maxKeypoints, 0);  // auto: the budget follows target.min_frame_fraction
+  EXPECT_EQ(c.target.minFrameFraction, 0.2);
 }
 
 TEST(Config, EmptyOrCommentOnlyTextAndEmptySectionsAreDefaults) {
@@ -213,7 +214,9 @@ TEST(ConfigErrors, OutOfRange) {
   const std::string message = expectError("# header\n\n\n\n\n\n\n\n\n\n\ntracking:\n  min_ncc: 1.5\n", 13,
                                           "tracking.min_ncc", {});
   EXPECT_EQ(message, "c.yaml:13: tracking.min_ncc = 1.5: expected a number in [-1, 1]");
-  expectError("detector:\n  max_keypoints: 0\n", 2, "detector.max_keypoints", {"expected an integer in [1, 65535]"});
+  expectError("detector:\n  max_keypoints: -1\n", 2, "detector.max_keypoints", {"expected an integer in [0, 65535]"});
+  expectError("target:\n  min_frame_fraction: 0\n", 2, "target.min_frame_fraction", {"expected a number in (0, 1]"});
+  expectError("target:\n  min_frame_fraction: 1.5\n", 2, "target.min_frame_fraction", {"expected a number in (0, 1]"});
   expectError("detector:\n  scale_factor: 1\n", 2, "detector.scale_factor", {"expected a number in (1, 4]"});
   expectError("descriptor:\n  precision_bits: 5\n", 2, "descriptor.precision_bits",
               {"0 (the GPU's precision) or in [8, 23]"});

@@ -43,6 +43,30 @@ def test_tracks_tmt_bookI_within_5px_of_ground_truth(tmt):
     assert r.targets[0].state == "tracking"
 
 
+def test_instant_target_from_the_first_frames_quad(tmt):
+    """add_target_from_frame: tracked from gt's first quad, without a detection, within 5 px."""
+    _, frames, gt = tmt
+    session = nft.Session()
+    quad = [tuple(p) for p in np.asarray(gt[0]).reshape(4, 2)]  # a list of (x, y) pairs works
+    target_id = session.add_target_from_frame(frames[0], quad, "book", 0.2)
+    assert session.target(target_id).source == "<frame>"
+    for i in range(1, len(frames)):
+        t = session.process(frames[i]).targets[0]
+        assert t.found, f"frame {i}: not found ({t.rejection})"
+        if i == 1:
+            assert t.state == "tracking"
+        assert alignment_error(t.corners, gt[i]) <= 5.0, f"frame {i}"
+    # Its corners as a 4×2 array are a quad too; a bad quad raises naming it.
+    second = session.add_target_from_frame(frames[-1], session.process(frames[-1]).targets[0].corners, "again")
+    assert session.target(second).name == "again"
+    with pytest.raises(nft.InputError, match="quad has 3 corners"):
+        session.add_target_from_frame(frames[0], [(10, 10), (100, 10), (100, 100)], "three")
+    with pytest.raises(nft.InputError, match="not convex and clockwise"):
+        session.add_target_from_frame(frames[0], [(100, 100), (100, 300), (300, 300), (300, 100)], "mirrored")
+    with pytest.raises(ValueError, match="quad: expected an N×2 array"):
+        session.add_target_from_frame(frames[0], [1, 2, 3, 4], "flat")
+
+
 def test_pose_homography_and_corners_agree(tmt):
     target, frames, _ = tmt
     session = tracked_session(target)

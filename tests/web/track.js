@@ -1,8 +1,9 @@
 // Tracks a case's frames with the web module (web/nft.js) and reports, per frame, the target's
 // state and corners and the tracker's time (process() alone: decoding the PNG is not counted).
 // A case (JSON, named by ?case=): { "target": URL, "frames": [URL, ...], "config": {...},
-// "render": bool }. With render, every frame is also drawn on the canvas (the augmentations'
-// shaders run in WebGL too).
+// "render": bool, "initQuad": [[x, y] × 4] (optional) }. With render, every frame is also drawn on
+// the canvas (the augmentations' shaders run in WebGL too). With initQuad the target is the first
+// frame's region inside that quad (Session.addTargetFromFrame) instead of the target image.
 import { loadNft } from './nft/nft.js';
 
 async function bitmap(url) {
@@ -26,7 +27,8 @@ async function bitmap(url) {
     // [session]
     const t0 = performance.now();
     // [add_target]
-    await session.addTarget(testCase.target, { name: 'target' });      // URL, ImageData, ImageBitmap, <img>
+    if (testCase.initQuad) session.addTargetFromFrame(first, testCase.initQuad, { name: 'target' });  // a quad of a frame
+    else await session.addTarget(testCase.target, { name: 'target' });  // URL, ImageData, ImageBitmap, <img>
     // [add_target]
     result.addTargetMs = performance.now() - t0;
     result.info = session.info();

@@ -101,6 +101,34 @@ class Session {
   /// Adds a target from an image in memory: CV_8UC1 grey, CV_8UC3 BGR or CV_8UC4 BGRA.
   /// @throws nft::InputError for an empty image, another type, and as the file overload.
   TargetId addTarget(const cv::Mat& image, const std::string& name, double widthMetres = 0.0);
+  /// Adds an instant target: the region of `frame` inside `quad` — a poster the user points the
+  /// camera at and taps, or a planar-tracking benchmark's first-frame annotation — rectified to a
+  /// target image (as wide as the quad's longer top or bottom side, as high as its longer left or
+  /// right side), trained as addTarget() trains an image, and tracked from that quad on that
+  /// frame: the next process() follows it with the tracking lane, without a detection. What
+  /// Vuforia calls a user-defined target, and ARCore / ARKit an image added at run time. Its
+  /// homography maps the target image's corners (0,0), (w,0), (w,h), (0,h) onto the quad. Other
+  /// targets being tracked go on being tracked. The frame fixes the Session's frame size when no
+  /// frame came before (as process() does); it need not be the last frame processed.
+  /// @param frame       the camera frame: CV_8UC1 grey, CV_8UC3 BGR or CV_8UC4 BGRA.
+  /// @param quad        the target's corners in frame pixels: upper-left, upper-right,
+  ///                    lower-right, lower-left (clockwise on the screen, as
+  ///                    TargetResult::corners), each inside the frame.
+  /// @param name        how results name it; "" = "frame target N" (N counts this Session's).
+  /// @param widthMetres the printed target's width, metres (> 0: poses in metres); 0 = the
+  ///                    config's target.width_m.
+  /// @return the new target's id.
+  /// @throws nft::InputError naming the quad when it has not 4 corners, a corner is outside the
+  ///   frame or not finite, it is not convex and clockwise, or a side is under 32 px; naming the
+  ///   target when its region is too plain to find (too few keypoints or tracking patches); for a
+  ///   frame that is empty, of another type, or of another size than the Session's frames; a bad
+  ///   width or a name taken, as addTarget(). Nothing changes then.
+  TargetId addTargetFromFrame(const cv::Mat& frame, const std::vector<cv::Point2f>& quad,
+                              const std::string& name = "", double widthMetres = 0.0);
+  /// Same for a frame in caller memory (see ImageView; the grey plane of the YUV formats is read
+  /// in place). @throws as the cv::Mat overload, and as process(const ImageView&) for a bad view.
+  TargetId addTargetFromFrame(const ImageView& frame, const std::vector<cv::Point2f>& quad,
+                              const std::string& name = "", double widthMetres = 0.0);
   /// Adds every target of a target database (.nftdb, made by nft_train --database: trained
   /// models with their names and widths, and the visual words that recognise them among each
   /// other). With several targets the Session recognises which are in view (a shortlist from an
