@@ -26,6 +26,7 @@
 #include "apps/eval/multi_target_eval.h"
 #include "apps/eval/oxford_sequence.h"
 #include "apps/eval/pot_eval.h"
+#include "apps/eval/reference_track.h"
 #include "apps/eval/tracking_eval.h"
 #include "gpu/capabilities.h"
 #include "gpu/context.h"
@@ -277,6 +278,13 @@ int runTracking(TrackingArgs& a) {
   return 0;
 }
 
+/// Refuses an output file whose folder does not exist.
+void checkWritableFolder(const std::string& file) {
+  const std::filesystem::path folder = std::filesystem::path(file).parent_path();
+  if (!folder.empty() && !std::filesystem::is_directory(folder))
+    throw std::runtime_error("folder '" + folder.string() + "' of '" + file + "' does not exist");
+}
+
 /// What the `pot` subcommand was given.
 struct PotArgs {
   PotRequest request;
@@ -313,11 +321,7 @@ void addPotCommand(CLI::App& app, PotArgs& a) {
 
 int runPot(PotArgs& a) {
   a.request.baselines = parseBaselineList(a.baselines);
-  for (const std::string& file : {a.curve, a.report}) {
-    const std::filesystem::path folder = std::filesystem::path(file).parent_path();
-    if (!file.empty() && !folder.empty() && !std::filesystem::is_directory(folder))
-      throw std::runtime_error("folder '" + folder.string() + "' of '" + file + "' does not exist");
-  }
+  for (const std::string& file : {a.curve, a.report}) checkWritableFolder(file);
   const PotReport report = evaluatePot(a.request);
   if (!a.curve.empty()) {
     writePotCurves(a.curve, report);
@@ -328,6 +332,41 @@ int runPot(PotArgs& a) {
     std::fprintf(stderr, "nft_eval: wrote %s\n", a.report.c_str());
   }
   printPotSummary(std::cout, report);
+  return 0;
+}
+
+/// Adds `reference`: a reference track of a real clip (per-frame SIFT refined by masked ECC).
+void addReferenceCommand(CLI::App& app, ReferenceRequest& r) {
+  CLI::App* cmd = app.add_subcommand(
+      "reference",
+      "A reference track for a real clip without ground truth: per-frame OpenCV SIFT (ratio 0.75, RANSAC 3 px)\n"
+      "where it finds the target with --min-inliers, refined by OpenCV's dense ECC alignment (findTransformECC,\n"
+      "homography) masked to the target's quad; written as gt.tsv, frames without a reference as nan, for\n"
+      "`nft_eval tracking --gt`.");
+  cmd->add_option("--video", r.video, "video file or frames folder")->required();
+  cmd->add_option("--target", r.target, "the target image")->required();
+  cmd->add_option("--out", r.out, "gt.tsv to write")->required();
+  cmd->add_option("--min-inliers", r.minInliers, "SIFT's RANSAC inliers for a frame to have a reference")
+      ->check(CLI::Range(4, 100000))
+      ->capture_default_str();
+  cmd->add_option("--min-correlation", r.minCorrelation, "ECC's correlation coefficient for a frame to have one")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--max-shift", r.maxShiftPx, "largest corner move of ECC from SIFT's homography, pixels")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--frames", r.maxFrames, "only the first N frames")->check(CLI::PositiveNumber);
+  cmd->add_option("--progress", r.progressEvery, "progress line on stderr every N frames (0: none)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+}
+
+int runReference(const ReferenceRequest& r) {
+  checkWritableFolder(r.out);
+  const ReferenceReport report = makeReferenceTrack(r);
+  std::printf("nft_eval: reference %s: %d frames, SIFT with >= %d inliers on %d, referenced %d (ECC correlation >= "
+              "%.2f, within %.1f px of SIFT)\n",
+              r.out.c_str(), report.frames, r.minInliers, report.sift, report.referenced, r.minCorrelation, r.maxShiftPx);
   return 0;
 }
 
@@ -454,6 +493,8 @@ int main(int argc, char** argv) {
   addSuiteCommand(app, suite);
   PotArgs pot;
   addPotCommand(app, pot);
+  ReferenceRequest reference;
+  addReferenceCommand(app, reference);
   CLI11_PARSE(app, argc, argv);
   try {
     if (app.got_subcommand("descriptors")) return runDescriptors(descriptors);
@@ -461,6 +502,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("multi")) return runMulti(multi);
     if (app.got_subcommand("suite")) return runSuite(suite);
     if (app.got_subcommand("pot")) return runPot(pot);
+    if (app.got_subcommand("reference")) return runReference(reference);
   } catch (const std::exception& e) {
     std::cerr << "nft_eval: " << e.what() << "\n";
     return 1;

@@ -545,6 +545,7 @@ const std::vector<Section>& schema() {
                               closed(0, 1)),
                   intField("retrack_lost_frames", &Config::tracking, &TrackingConfig::retrackLostFrames, atLeast(0)),
                   boolField("refine_detections", &Config::tracking, &TrackingConfig::refineDetections),
+                  boolField("final_refinement", &Config::tracking, &TrackingConfig::finalRefinement),
                   intField("max_search_px", &Config::tracking, &TrackingConfig::maxSearchPx, closed(2, 256)),
                   intField("recovery_search_px", &Config::tracking, &TrackingConfig::recoverySearchPx,
                            closed(2, 256)),

@@ -117,13 +117,12 @@ struct DetectorConfig {
   /// `scale_factor`: size ratio between adjacent pyramid levels. Number in (1, 4]. Default √2
   /// (1.4142135623730951).
   double scaleFactor = 1.4142135623730951;
-  /// `levels`: pyramid levels, from the base level the frame size chooses (the frame itself up to
-  /// 800×600; 1/√2 of a 1280×720 frame, 1/2 of a 1920×1080 one: tracker/detection_plan.h).
-  /// Integer in [1, 32]. Default 4.
+  /// `levels`: pyramid levels, level 0 being the frame itself (the Session's working frame:
+  /// session/working_frame.h). Integer in [1, 32]. Default 4.
   int levels = 4;
   /// `threshold`: FAST intensity threshold, grey levels. Integer in [1, 255]. Default 30.
   int threshold = 30;
-  /// `cell_size`: side of the grid cells keypoints are spread over, base-level pixels (levels);
+  /// `cell_size`: side of the grid cells keypoints are spread over, working-frame pixels;
   /// 0 = no spreading (strongest overall). Integer >= 0. Default 48.
   int cellSize = 48;
   /// `base_scale`: SURF scale s of a level-0 keypoint (level L gets base_scale ·
@@ -266,6 +265,11 @@ struct TrackingConfig {
   /// `enabled: false` it takes 63.3 / 68.2 % within 5 / 10 px to 68.9 / 68.9 %, the median error
   /// from 2.06 to 0.91 px, for about 1.5 ms per detection. true | false. Default true.
   bool refineDetections = true;
+  /// `final_refinement`: refine every found target's homography on the full-resolution frame by
+  /// dense inverse-compositional alignment of the target image's textured pixels, robust to
+  /// occluders (tracker/homography_refiner.h), after the lanes (which run on the working frame,
+  /// session/working_frame.h). Boolean. Default true.
+  bool finalRefinement = true;
   /// `max_search_px`: the widest search of the tracking lane around its prediction, frame
   /// pixels: fast motion is searched from quarter or eighth resolution (coarse to fine, as PTAM,
   /// Klein and Murray, ISMAR 2007). Integer in [2, 256], and >= 2 · coarse_radius_px. Default 64.
@@ -347,9 +351,10 @@ struct TargetConfig {
   int minSizePx = 100;
   /// `min_frame_fraction`: the smallest target to find in a frame: the side of a square of its
   /// area as a fraction of the side of a square of the frame's (the square root of the share of
-  /// the frame it covers). The detection's base level and its auto keypoint budget follow it
-  /// (tracker/detection_plan.h). Number in (0, 1]. Default 0.2 (a target covering 1/25 of the
-  /// frame, e.g. a 300 × 140 px sign in a 1280 × 720 frame).
+  /// the frame it covers). The auto keypoint budget (tracker/detection_plan.h) and the working
+  /// frame's size (session/working_frame.h: a 1280×720 frame tracked at 640×360, where that
+  /// target is still 96 px a side) follow it. Number in (0, 1]. Default 0.2 (a target covering
+  /// 1/25 of the frame, e.g. a 300 × 140 px sign in a 1280 × 720 frame).
   double minFrameFraction = 0.2;
   /// `view_tilt_deg`: > 0 trains four more views of the target, seen this far off its normal
   /// (ASIFT's affine simulation; detection/target_trainer.h, TargetTrainerOptions::viewTiltDeg),

@@ -160,7 +160,7 @@ class FrameResult:
     @property
     def timings(self) -> Dict[str, float]:
         """Stage → milliseconds: convert, fast, describe, match, ransac, detection_pose, pyramid, coarse, fine,
-        tracking_pose, total."""
+        tracking_pose, refine, total."""
 
 class Session:
     """The tracker an app embeds (C++ nft::Session): config → targets → frames → poses.

@@ -92,6 +92,7 @@ py::dict timingsDict(const nft::FrameTimings& t) {
   d["coarse"] = t.coarse;
   d["fine"] = t.fine;
   d["tracking_pose"] = t.trackingPose;
+  d["refine"] = t.refine;
   d["total"] = t.total;
   return d;
 }
@@ -448,7 +449,7 @@ homography, corners, R, rvec and tvec are None when found is False.)doc")
           "with several, each target found in this frame and each lost in it.")
       .def_property_readonly("timings", [](const PyFrameResult& r) { return timingsDict(r.result->timings); },
                              "dict of stage → milliseconds: convert, fast, describe, match, ransac, detection_pose, "
-                             "pyramid, coarse, fine, tracking_pose, total (zero for lanes that did not run).")
+                             "pyramid, coarse, fine, tracking_pose, refine, total (zero for lanes that did not run).")
       .def("__repr__", [](const PyFrameResult& r) {
         return "nft.FrameResult(frame=" + std::to_string(r.result->frame) + ", targets=" +
                std::to_string(r.result->targets.size()) + ", total_ms=" + std::to_string(r.result->timings.total) + ")";

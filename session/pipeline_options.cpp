@@ -123,6 +123,7 @@ PipelineOptions pipelineOptions(const config::Config& c, const std::string& /*so
   p.shortlist = c.matcher.shortlist;
   p.tracker.retrackLostFrames = c.tracking.retrackLostFrames;
   p.tracker.refineDetections = c.tracking.refineDetections;
+  p.finalRefinement = c.tracking.finalRefinement;
   p.tracker.regionDetection = c.tracking.regionDetection;
   p.tracker.regionMargin = c.tracking.regionMargin;
   p.tracker.motion = c.motion.model == config::MotionModel::None ? tracker::MotionModelKind::None

@@ -45,6 +45,9 @@ struct PipelineOptions {
   int maxTargets = 8;
   int searchEvery = 5;
   int shortlist = 3;
+  /// config tracking.final_refinement: found targets' homographies refined on the full frame
+  /// (tracker/homography_refiner.h).
+  bool finalRefinement = true;
   /// config render.enabled: false writes the frames without any GL drawing.
   bool renderEnabled = true;
   /// config render.overlay: the status line and tracked patches over the frame.

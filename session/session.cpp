@@ -28,6 +28,7 @@
 #include "session/pipeline_options.h"
 #include "session/target_loader.h"
 #include "session/target_tracking.h"
+#include "session/working_frame.h"
 #include "detection/target_database.h"
 #include "tracker/tracker.h"
 
@@ -123,6 +124,8 @@ struct Session::Impl {
   /// The camera at the frames' size once known (the options' calibration, or the config's camera
   /// section sized on the first frame).
   std::optional<tracker::CameraCalibration> calibration;
+  /// The frame the lanes run on (session/working_frame.h), fixed with the calibration.
+  std::optional<session::WorkingFrame> working;
   std::optional<session::TargetTracking> tracking;
   std::optional<session::FrameRenderer> renderer;
   std::optional<render::OffscreenTarget> offscreen;
@@ -132,6 +135,7 @@ struct Session::Impl {
   long long frames = 0;
   int frameTargets = 0;    // instant targets added so far (their default names)
   cv::Mat scratch;         // grey conversions
+  cv::Mat workingScratch;  // the working frame (when smaller than the frame)
   cv::Mat lastMat;         // keeps a cv::Mat frame's pixels alive for render()
   ImageView lastView;      // the last frame (data null before the first)
   cv::Mat rgb;             // the background's pixels
@@ -152,9 +156,8 @@ struct Session::Impl {
         if (c.imageSize.width <= 0 || c.imageSize.height <= 0)
           throw ConfigError("SessionOptions::calibration: imageSize " + sizeText(c.imageSize) +
                             ": expected a positive size");
-        calibration = tracker::CameraCalibration{c.K, c.distortion, c.imageSize,
-                                                c.source.empty() ? "SessionOptions::calibration" : c.source};
-        tracking->setCalibration(*calibration, caps);
+        setCamera(tracker::CameraCalibration{c.K, c.distortion, c.imageSize,
+                                             c.source.empty() ? "SessionOptions::calibration" : c.source});
       }
     });
   }
@@ -216,13 +219,33 @@ struct Session::Impl {
                        ": every frame must have one size (make a new Session for another)");
   }
 
+  /// The camera at the frames' size, and the working frame the lanes run on: they get the
+  /// calibration scaled to it.
+  void setCamera(const tracker::CameraCalibration& c) {
+    const session::WorkingFrame w(c.imageSize, options.config.target.minFrameFraction);
+    tracking->setCalibration(tracker::scaledTo(c, w.workingSize()), caps);
+    calibration = c;
+    working = w;
+  }
+
   /// Fixes the camera on the first frame; later frames must have its size.
   void acceptFrameSize(cv::Size size, const std::string& call = "process") {
     checkFrameSize(size, call);
     if (calibration) return;
-    const tracker::CameraCalibration c = session::cameraCalibration(options.config.camera, size);
-    tracking->setCalibration(c, caps);
-    calibration = c;
+    setCamera(session::cameraCalibration(options.config.camera, size));
+  }
+
+  /// A frame's trackable image (trackableImage()) at the working frame's size: grey and downscaled
+  /// when the working frame is smaller (a grey conversion first: a third of the pixels to resize).
+  /// `full` gets the full-resolution image (CV_8UC1 or CV_8UC3) the final refinement reads.
+  cv::Mat workingImage(const ImageView& view, cv::Mat& full) {
+    full = session::trackableImage(view, scratch);
+    if (working->factor() == 1) return full;
+    if (full.channels() == 3) {
+      cv::cvtColor(full, scratch, cv::COLOR_BGR2GRAY);
+      full = scratch;
+    }
+    return working->toWorking(full, workingScratch);
   }
 
   /// Session::addTargetFromFrame for a checked view (see session.h).
@@ -245,7 +268,7 @@ struct Session::Impl {
     const TargetId id = add(std::move(loaded), label, widthMetres);
     ++frameTargets;
     acceptFrameSize(size, "addTargetFromFrame");
-    tracking->startTracking(id, session::quadHomography(modelSize, quad));
+    tracking->startTracking(id, working->toWorking(session::quadHomography(modelSize, quad)));
     return id;
   }
 
@@ -256,13 +279,16 @@ struct Session::Impl {
     const CallerGlState callerState;
     acceptFrameSize({view.width, view.height});
     const auto convertStart = Clock::now();
-    const cv::Mat image = session::trackableImage(view, scratch);
+    cv::Mat full;
+    const cv::Mat image = workingImage(view, full);
     FrameResult r;
     r.timings.convert = msSince(convertStart);
     r.frame = frames;
     r.timestampNs = timestampNs;
     r.frameSize = {view.width, view.height};
     tracking->track(image, r);
+    for (TargetResult& t : r.targets) working->toFrame(t);
+    tracking->refine(full, *calibration, r);
     lastView = view;
     ++frames;
     r.timings.total = msSince(start);

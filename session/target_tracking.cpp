@@ -371,6 +371,55 @@ void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
   for (auto& [index, r] : reported) result.targets.push_back(std::move(r));
 }
 
+void TargetTracking::refine(const cv::Mat& frame, const tracker::CameraCalibration& calibration, FrameResult& result) {
+  if (!options_.finalRefinement) return;
+  const auto start = std::chrono::steady_clock::now();
+  const long long frame0 = frames_ - 1;  // track() counted this frame already
+  for (TargetResult& r : result.targets) {
+    Target& t = find(r.id, "refine");
+    if (!r.found) {
+      t.lastCentre.reset();
+      continue;
+    }
+    if (!t.refiner) t.refiner = std::make_shared<const tracker::HomographyRefiner>(t.model->image);
+    const cv::Size size = t.model->image.size();
+    const auto centreOf = [&](const cv::Matx33d& H) {
+      const cv::Vec3d c = H * cv::Vec3d(0.5 * size.width, 0.5 * size.height, 1);
+      return cv::Point2d(c[0] / c[2], c[1] / c[2]);
+    };
+    // The blur streak: the exposure × the centre's motion over the last frame.
+    cv::Vec2d streak(0, 0);
+    if (t.lastCentre && t.lastRefined == frame0 - 1) {
+      const tracker::Tracker* lane = single_ ? &*single_ : t.lane ? &*t.lane : nullptr;
+      const double exposure = lane ? lane->exposure() : options_.tracker.tracking.blurExposure;
+      const cv::Point2d motion = centreOf(r.homography) - *t.lastCentre;
+      streak = cv::Vec2d(motion.x, motion.y) * exposure;
+    }
+    const tracker::Refinement refined = t.refiner->refine(frame, r.homography, streak);
+    t.lastRefined = frame0;
+    t.lastCentre = centreOf(refined.homography ? *refined.homography : r.homography);
+    if (!refined.homography) continue;
+    tracker::Pose pose;
+    try {
+      pose = tracker::poseFromHomography(calibration, *refined.homography, size, t.model->metresPerPixel(), 3);
+    } catch (const std::exception&) {  // a homography no camera makes: keep the lanes' result
+      continue;
+    }
+    r.homography = *refined.homography;
+    const double w = size.width, h = size.height;
+    std::vector<cv::Point2f> corners;
+    for (const cv::Point2d& c : {cv::Point2d(0, 0), cv::Point2d(w, 0), cv::Point2d(w, h), cv::Point2d(0, h)}) {
+      const cv::Vec3d p = r.homography * cv::Vec3d(c.x, c.y, 1);
+      corners.emplace_back(static_cast<float>(p[0] / p[2]), static_cast<float>(p[1] / p[2]));
+    }
+    r.corners = std::move(corners);
+    r.pose.rvec = pose.rvec;
+    r.pose.t = pose.tvec;
+    cv::Rodrigues(pose.rvec, r.pose.R);
+  }
+  result.timings.refine += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
 void TargetTracking::startLane(Target& t, const cv::Matx33d& homography) {
   if (!t.lane) {
     tracker::TrackerOptions o = options_.tracker;

@@ -29,6 +29,7 @@
 #include "session/pipeline_options.h"
 #include "tracker/camera_calibration.h"
 #include "tracker/frame_pyramid.h"
+#include "tracker/homography_refiner.h"
 #include "tracker/multi_target_detector.h"
 #include "tracker/tracker.h"
 
@@ -67,6 +68,15 @@ class TargetTracking {
   void track(const cv::Mat& image, FrameResult& result);
   /// Forgets what is tracked.
   void resetTracking();
+  /// The final refinement (PipelineOptions::finalRefinement): each found target of `result`, its
+  /// results already in the pixels of `frame` (the full-resolution frame: CV_8UC1 or CV_8UC3),
+  /// gets its homography refined on `frame` (tracker/homography_refiner.h; a target's refiner is
+  /// built the first time it is found), with the motion blur its tracker models (its exposure ×
+  /// the centre's motion since the frame before, when found there too), and its corners and pose
+  /// (planar PnP with `calibration`, the frame's) from it; a refinement the refiner refuses
+  /// leaves the result as it was. Call it after track(), once a frame. Adds the time to
+  /// result.timings.refine.
+  void refine(const cv::Mat& frame, const tracker::CameraCalibration& calibration, FrameResult& result);
   /// Starts tracking target `id` from a known homography (its model's pixels → this frame's
   /// pixels, e.g. an instant target's quad): the next track() follows it from there with the
   /// tracking lane, without a detection. Needs the calibration (setCalibration) and the GPU.
@@ -85,6 +95,9 @@ class TargetTracking {
     std::optional<tracker::Tracker> lane;   // several targets: its tracking lane
     int framesSinceFound = -1;              // -1: not being tracked
     bool recognized = false;                // added to recognizer_
+    std::shared_ptr<const tracker::HomographyRefiner> refiner;  // built when first found
+    std::optional<cv::Point2d> lastCentre;  // its centre in the last refined frame (frame pixels)
+    long long lastRefined = -1;             // that frame's number
   };
 
   Target& find(TargetId id, const char* call);

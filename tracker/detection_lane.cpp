@@ -48,8 +48,8 @@ void validate(const DetectionLaneOptions& o) {
 detection::SurfEsOptions surfOptions(const detection::TargetModel& model, const DetectionPlan& plan,
                                      const DetectionLaneOptions& o) {
   detection::SurfEsOptions s;
-  s.maxWidth = plan.baseSize().width;
-  s.maxHeight = plan.baseSize().height;
+  s.maxWidth = plan.frameSize().width;
+  s.maxHeight = plan.frameSize().height;
   s.maxKeypoints = plan.maxKeypoints();
   s.type = model.descriptorType;
   s.orientation = model.orientation;
@@ -156,7 +156,6 @@ struct DetectionLane::Impl {
         targetSize(model.image.size()),
         metresPerPixel(model.metresPerPixel()),
         plan(p),
-        verifyOptions(p.verifyOptions(o)),
         detector(plan.detector()),
         describer(std::move(d)),
         matcher(std::move(m)),
@@ -181,9 +180,7 @@ struct DetectionLane::Impl {
   cv::Size targetSize;
   double metresPerPixel;
   DetectionPlan plan;
-  DetectionLaneOptions verifyOptions;  // options with the RANSAC threshold for base-level keypoints
   detection::FastDetector detector;
-  cv::Mat base;  // the frame at the plan's base level (when that is not the frame itself)
   std::unique_ptr<detection::KeypointDescriber> describer;
   std::unique_ptr<detection::TargetMatcher> matcher;
   std::unique_ptr<detection::TargetMatcher> tiltedMatcher;  // null: `matcher` holds every descriptor
@@ -196,7 +193,7 @@ struct DetectionLane::Impl {
   /// or std::nullopt with `rejection` set; adds to timings.ransac and timings.pose.
   std::optional<Detection> verify(const std::vector<detection::Keypoint>& keypoints,
                                   const std::vector<detection::Match>& matches) {
-    return verifyDetection(matches, targetPoints, keypoints, targetSize, metresPerPixel, calibration, verifyOptions,
+    return verifyDetection(matches, targetPoints, keypoints, targetSize, metresPerPixel, calibration, options,
                            rejection, timings.ransac, timings.pose);
   }
 };
@@ -258,31 +255,27 @@ std::optional<Detection> DetectionLane::detect(const cv::Mat& frame, const cv::R
     return std::nullopt;
   };
 
-  // 1. Keypoints, on the plan's base level (in the region, shifted to base-level pixels).
+  // 1. Keypoints (in the region, shifted to frame pixels).
   auto t = Clock::now();
   const cv::Rect inside = region & cv::Rect(0, 0, frame.cols, frame.rows);
   if (inside.width < 8 || inside.height < 8) {
     s.timings.detect = msSince(t);
     return reject("empty detection region");
   }
-  const cv::Mat& image = s.plan.baseImage(frame, s.base);
-  const cv::Rect baseRegion = s.plan.toBase(inside) & cv::Rect(0, 0, image.cols, image.rows);
-  std::vector<detection::Keypoint> keypoints = s.detector.detect(image(baseRegion));
+  std::vector<detection::Keypoint> keypoints = s.detector.detect(frame(inside));
   if (inside.area() < frame.rows * frame.cols) {  // a region: the strongest share of the budget
     const size_t cap = static_cast<size_t>(
         std::max(4.0, std::ceil(s.options.regionKeypointFraction * s.detector.options().maxKeypoints)));
     if (keypoints.size() > cap) keypoints.resize(cap);
   }
   for (detection::Keypoint& k : keypoints) {
-    k.x += static_cast<float>(baseRegion.x);
-    k.y += static_cast<float>(baseRegion.y);
+    k.x += static_cast<float>(inside.x);
+    k.y += static_cast<float>(inside.y);
   }
-  std::vector<detection::Keypoint> inFrame = keypoints;  // what RANSAC and the result see
-  s.plan.toFrame(inFrame);
   s.timings.detect = msSince(t);
   if (keypoints.size() < 4) return reject("too few keypoints: " + std::to_string(keypoints.size()));
 
-  // 2-3. Descriptors (of the base-level image) and matching with the ratio test, in passes of
+  // 2-3. Descriptors and matching with the ratio test, in passes of
   // growing size (DetectionPlan::passEnds): the strongest keypoints first, the next pass only when
   // the ones before found nothing (each query's nearest neighbours do not depend on the other
   // queries, so the passes' matches together are those of one pass over all). A GPU describer
@@ -293,7 +286,7 @@ std::optional<Detection> DetectionLane::detect(const cv::Mat& frame, const cv::R
                                           keypoints.begin() + static_cast<std::ptrdiff_t>(end));
     const auto start = Clock::now();
     detection::FrameDescriptors out =
-        s.describer->describe(image, part, s.matcher->needsHostQueries(s.options.matching));
+        s.describer->describe(frame, part, s.matcher->needsHostQueries(s.options.matching));
     std::copy(part.begin(), part.end(), keypoints.begin() + static_cast<std::ptrdiff_t>(begin));  // angles
     s.timings.describe += msSince(start);
     return out;
@@ -317,7 +310,7 @@ std::optional<Detection> DetectionLane::detect(const cv::Mat& frame, const cv::R
     passes.emplace_back(begin, end);
     described.push_back(describe(begin, end));
     match(*s.matcher, described.back(), begin, 0, matches);
-    d = s.verify(inFrame, matches);
+    d = s.verify(keypoints, matches);
     if (d) break;
   }
   // The tilted views' descriptors only when the frontal ones find nothing (most frames show the
@@ -333,7 +326,7 @@ std::optional<Detection> DetectionLane::detect(const cv::Mat& frame, const cv::R
       match(*s.tiltedMatcher, described[p], passes[p].first, s.frontal, tilted[p]);
     }
     for (const std::vector<detection::Match>& part : tilted) matches.insert(matches.end(), part.begin(), part.end());
-    d = s.verify(inFrame, matches);
+    d = s.verify(keypoints, matches);
   }
   if (!d) return std::nullopt;
   d->keypoints = static_cast<int>(keypoints.size());

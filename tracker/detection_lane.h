@@ -3,11 +3,9 @@
 // target in a frame with no prior pose.
 //
 // One detect() call, in order:
-// 1. detect:   scale-aware FAST (detection/fast_detector.h), CPU, on the frame at the base level
-//              of the lane's DetectionPlan (tracker/detection_plan.h: the frame itself up to
-//              800×600, downscaled for HD frames; the keypoint budget and the passes below follow
-//              the frame's size and the smallest target to find, minFrameFraction). Steps 2-3
-//              see the base-level image, steps 4-5 the keypoints in frame pixels.
+// 1. detect:   scale-aware FAST on the frame (detection/fast_detector.h), CPU; the keypoint
+//              budget and the passes below follow the smallest target to find
+//              (minFrameFraction; tracker/detection_plan.h).
 // 2. describe: SURF descriptors of those keypoints by the lane's KeypointDescriber
 //              (detection/backend.h): SURF-ES on the GPU (detection/surf_es.h; the descriptors
 //              stay on the GPU, no readback) or SurfCpu on the CPU.
@@ -89,15 +87,14 @@ namespace nft::tracker {
 /// false detections it would add. MAGSAC beats RANSAC at every setting tried (and is ~25 % faster
 /// here: 26 vs 36 ms median per frame).
 struct DetectionLaneOptions {
-  /// Keypoint detector run on each frame's base level (DetectionPlan). maxKeypoints 0 (the
-  /// default) = auto: the budget follows minFrameFraction (DetectionPlan; 2000 at 0.2); > 0 fixes
-  /// it. The resolved budget also sizes SurfEs and the matcher. levels count from the base level,
-  /// cellSize is in base-level pixels.
+  /// Keypoint detector run on each frame. maxKeypoints 0 (the default) = auto: the budget
+  /// follows minFrameFraction (DetectionPlan; 2000 at 0.2); > 0 fixes it. The resolved budget
+  /// also sizes SurfEs and the matcher.
   detection::FastDetectorOptions detector{/*maxKeypoints=*/0};
   /// The smallest target to find: the side of a square of its area as a fraction of the side of
   /// a square of the frame's (the square root of the fraction of the frame it covers), in (0, 1].
-  /// Chooses the base level and the auto keypoint budget (tracker/detection_plan.h). 0.2: a
-  /// target covering 1/25 of the frame (a 300 × 140 px sign in a 1280 × 720 frame is 0.21).
+  /// Sets the auto keypoint budget (tracker/detection_plan.h). 0.2: a target covering 1/25 of the
+  /// frame (a 300 × 140 px sign in a 1280 × 720 frame is 0.21).
   double minFrameFraction = 0.2;
   /// SurfEs storage path (descriptor type and orientation come from the target model).
   detection::DescriptorStorage storage = detection::DescriptorStorage::Auto;
@@ -263,7 +260,7 @@ class DetectionLane {
   detection::Backend matcherBackend() const;
   /// Stage times of the last detect() call.
   const DetectionTimings& lastTimings() const;
-  /// How frames are searched: base level, keypoint budget, passes (tracker/detection_plan.h).
+  /// How frames are searched: keypoint budget and passes (tracker/detection_plan.h).
   const DetectionPlan& plan() const;
   /// Why the last detect() returned nullopt ("" after a detection), e.g. "too few inliers: 7 < 12"
   /// or a quadProblem() reason; for logs and experiments.

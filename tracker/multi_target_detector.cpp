@@ -37,11 +37,10 @@ struct MultiTargetDetector::Impl {
         index(v.size()),
         words(v.size()),
         plan(cal.imageSize, o.lane),
-        verifyOptions(plan.verifyOptions(o.lane)),
         detector(plan.detector()) {
     detection::SurfEsOptions s;
-    s.maxWidth = plan.baseSize().width;
-    s.maxHeight = plan.baseSize().height;
+    s.maxWidth = cal.imageSize.width;
+    s.maxHeight = cal.imageSize.height;
     s.maxKeypoints = plan.maxKeypoints();
     s.type = t;
     s.orientation = orient;
@@ -61,9 +60,7 @@ struct MultiTargetDetector::Impl {
   detection::InvertedIndex index;
   int words;
   DetectionPlan plan;
-  DetectionLaneOptions verifyOptions;  // lane options with the RANSAC threshold for base-level keypoints
   detection::FastDetector detector;
-  cv::Mat base;  // the frame at the plan's base level (when that is not the frame itself)
   std::unique_ptr<detection::KeypointDescriber> describer;
   std::unique_ptr<detection::TargetMatcher> targetMatcher;
   std::unique_ptr<detection::TargetMatcher> tiltedMatcher;
@@ -173,9 +170,8 @@ std::vector<TargetDetection> MultiTargetDetector::detect(const cv::Mat& gray, co
     }
   }
   std::vector<detection::Keypoint> keypoints;
-  const cv::Mat& image = s.plan.baseImage(gray, s.base);
   if (allowed.empty()) {
-    keypoints = s.detector.detect(image);
+    keypoints = s.detector.detect(gray);
   } else {
     // The budget in proportion to the unmasked area: a whole-frame search's keypoint density,
     // so a search with targets tracked costs no more than one without (describe and match grow
@@ -183,10 +179,8 @@ std::vector<TargetDetection> MultiTargetDetector::detect(const cv::Mat& gray, co
     detection::FastDetectorOptions o = s.detector.options();
     const double share = cv::countNonZero(allowed) / static_cast<double>(allowed.total());
     o.maxKeypoints = std::max(1, static_cast<int>(std::ceil(share * o.maxKeypoints)));
-    keypoints = detection::FastDetector(o).detect(image, s.plan.baseMask(allowed));
+    keypoints = detection::FastDetector(o).detect(gray, allowed);
   }
-  std::vector<detection::Keypoint> inFrame = keypoints;  // what RANSAC and the results see
-  s.plan.toFrame(inFrame);
   s.timings.detect = msSince(t);
   if (static_cast<int>(keypoints.size()) < s.options.lane.minInliers) {
     s.rejection = "too few keypoints: " + std::to_string(keypoints.size());
@@ -215,7 +209,7 @@ std::vector<TargetDetection> MultiTargetDetector::detect(const cv::Mat& gray, co
     t = Clock::now();
     std::vector<detection::Keypoint> part(keypoints.begin() + static_cast<std::ptrdiff_t>(begin),
                                           keypoints.begin() + static_cast<std::ptrdiff_t>(end));
-    const detection::FrameDescriptors described = s.describer->describe(image, part, true);
+    const detection::FrameDescriptors described = s.describer->describe(gray, part, true);
     std::copy(part.begin(), part.end(), keypoints.begin() + static_cast<std::ptrdiff_t>(begin));  // angles
     descriptors.host.push_back(described.host);
     descriptors.count = descriptors.host.rows;
@@ -261,8 +255,8 @@ std::vector<TargetDetection> MultiTargetDetector::detect(const cv::Mat& gray, co
       std::vector<detection::Match> matches = s.targetMatcher->match(descriptors, s.options.lane.matching);
       s.timings.match += msSince(t);
       const auto verify = [&] {
-        return verifyDetection(matches, target.points, inFrame, target.model->image.size(),
-                               target.model->metresPerPixel(), s.calibration, s.verifyOptions, why, s.timings.ransac,
+        return verifyDetection(matches, target.points, keypoints, target.model->image.size(),
+                               target.model->metresPerPixel(), s.calibration, s.options.lane, why, s.timings.ransac,
                                s.timings.pose);
       };
       std::optional<Detection> d = verify();

@@ -290,6 +290,7 @@ bool Tracker::hasGpu() const { return !impl_->gpuReleased; }
 
 bool Tracker::hasTarget() const { return impl_->motion.last().has_value(); }
 std::optional<cv::Matx33d> Tracker::lastHomography() const { return impl_->motion.last(); }
+double Tracker::exposure() const { return impl_->exposure; }
 
 void Tracker::initialise(const cv::Matx33d& homography) {
   for (int i = 0; i < 9; ++i)

@@ -200,6 +200,9 @@ class Tracker {
   /// The homography the next track() predicts from: the last one found (or given to
   /// initialise()); std::nullopt when hasTarget() is false.
   std::optional<cv::Matx33d> lastHomography() const;
+  /// The camera's exposure the tracking lane models motion blur with, as a fraction of the frame
+  /// interval: TrackingLaneOptions::blurExposure at first, then learnt from the frames.
+  double exposure() const;
 
   /// Frees the detection lane's GPU resources (GL context loss: call it while the context is
   /// still current, or with none current); the tracking state (motion model, last homography)

@@ -122,6 +122,7 @@ val frameResult(const nft::FrameResult& r) {
   timings.set("coarse", r.timings.coarse);
   timings.set("fine", r.timings.fine);
   timings.set("trackingPose", r.timings.trackingPose);
+  timings.set("refine", r.timings.refine);
   timings.set("total", r.timings.total);
   out.set("timingsMs", timings);
   return out;

@@ -60,7 +60,7 @@ export interface FrameResult {
   /** Time per stage of the process() call, milliseconds. */
   timingsMs: {
     convert: number; fast: number; describe: number; match: number; ransac: number;
-    detectionPose: number; pyramid: number; coarse: number; fine: number; trackingPose: number;
+    detectionPose: number; pyramid: number; coarse: number; fine: number; trackingPose: number; refine: number;
     total: number;
   };
 }

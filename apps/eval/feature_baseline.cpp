@@ -68,10 +68,13 @@ FrameOutcome FeatureBaseline::find(const cv::Mat& frame) {
       }
   }
   if (src.size() >= 4) {
-    const cv::Mat H = cv::findHomography(src, dst, cv::RANSAC, options_.ransacPx);
+    std::vector<unsigned char> mask;
+    const cv::Mat H = cv::findHomography(src, dst, cv::RANSAC, options_.ransacPx, mask);
     if (!H.empty()) {
       cv::perspectiveTransform(targetCorners_, out.corners, H);
       out.found = true;
+      out.homography = cv::Matx33d(H);
+      out.inliers = cv::countNonZero(mask);
     }
   }
   out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

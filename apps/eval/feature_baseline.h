@@ -38,6 +38,9 @@ struct FrameOutcome {
   std::vector<cv::Point2f> corners;
   /// Time of the whole frame (grey conversion, features, matching, homography), milliseconds.
   double ms = 0;
+  /// When found: the homography target-image pixels → frame pixels and its RANSAC inliers.
+  cv::Matx33d homography = cv::Matx33d::eye();
+  int inliers = 0;
 };
 
 /// One baseline bound to one target image. Not thread-safe.

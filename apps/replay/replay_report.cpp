@@ -123,6 +123,7 @@ nlohmann::json ReplayStats::toJson() const {
   m["tracking_coarse"] = stageMedian([](const auto& t) { return t.coarse; });
   m["tracking_fine"] = stageMedian([](const auto& t) { return t.fine; });
   m["tracking_pose"] = stageMedian([](const auto& t) { return t.trackingPose; });
+  m["refine"] = stageMedian([](const auto& t) { return t.refine; });
   m["total"] = stageMedian([](const auto& t) { return t.total; });
   m["render"] = number(medianOfPositive(renderMs_));
   j["median_ms"] = m;

@@ -69,8 +69,13 @@ TEST(Session, TracksTheBookAsTheTrackerCalledDirectly) {
   NFT_REQUIRE_DATA(kVideo);
   const std::vector<cv::Mat> frames = readFrames(25);
   ASSERT_EQ(frames.size(), 25u);
-  nft::Session session;
+  // Without the final refinement (the Session's own step after the tracker): the tracker's
+  // results exactly; with it (the default), within a couple of pixels of them.
+  nft::SessionOptions unrefined;
+  unrefined.config.tracking.finalRefinement = false;
+  nft::Session session(unrefined), refined;
   const nft::TargetId id = session.addTarget(targetPath(), "book");
+  refined.addTarget(targetPath(), "book");
   EXPECT_EQ(session.targets().size(), 1u);
   EXPECT_EQ(session.target(id).name, "book");
   EXPECT_GT(session.target(id).quality.keypoints, 100);
@@ -91,6 +96,12 @@ TEST(Session, TracksTheBookAsTheTrackerCalledDirectly) {
     EXPECT_TRUE(r.targets[0].found) << "frame " << i;
     ASSERT_EQ(r.targets[0].corners.size(), direct.corners.size());
     for (size_t c = 0; c < direct.corners.size(); ++c) EXPECT_EQ(r.targets[0].corners[c], direct.corners[c]);
+    EXPECT_EQ(r.timings.refine, 0.0);
+    const nft::FrameResult fine = refined.process(frames[i]);
+    ASSERT_TRUE(fine.targets.at(0).found) << "frame " << i;
+    EXPECT_GT(fine.timings.refine, 0.0);
+    for (size_t c = 0; c < direct.corners.size(); ++c)
+      EXPECT_LT(cv::norm(fine.targets[0].corners[c] - direct.corners[c]), 3.0) << "frame " << i;
     // R is the rotation vector's matrix.
     cv::Matx33d R;
     cv::Rodrigues(r.targets[0].pose.rvec, R);

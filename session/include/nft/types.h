@@ -119,6 +119,7 @@ struct FrameTimings {
   double coarse = 0;           ///< Tracking: NCC search at half resolution.
   double fine = 0;             ///< Tracking: NCC search at full resolution.
   double trackingPose = 0;     ///< Tracking: robust pose update.
+  double refine = 0;           ///< The found targets' homographies refined on the full frame (tracking.final_refinement).
   double total = 0;            ///< The whole process() call.
 };
 

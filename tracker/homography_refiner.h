@@ -1,0 +1,97 @@
+#pragma once
+// HomographyRefiner: the final refinement of a found target's homography on the frame's pixels —
+// dense, inverse-compositional image alignment of the target image's textured pixels (Baker and
+// Matthews, "Lucas-Kanade 20 Years On: A Unifying Framework", IJCV 56(3), 2004, section 3.2: the
+// template's gradients and Jacobians precomputed once per target, each iteration a warp of the
+// frame and an 8 × 8 solve), with a gain and offset between target and frame, and Tukey's
+// biweight on the residuals so that occluders, specular spots and the part of a target out of
+// view do not pull the fit (an iteratively reweighted least squares; the scale from the residuals'
+// median absolute deviation).
+//
+// Why: the tracking lane fits its homography to about 100 NCC patch matches of 8 × 8 pixels at
+// integer-plus-parabola positions, and in a working frame smaller than the camera's (session/
+// working_frame.h) its error grows with the downscale; thousands of pixels compared at sub-pixel
+// positions on the full-resolution frame place the target closer (the measurements are in the
+// .cpp and the README's HD table).
+//
+// One refine() call:
+// 1. level:   the target image's pyramid level whose pixels are about the frame's there (the
+//             homography's scale at the target's centre, rounded down to a power of two), so
+//             that the frame is not sampled much finer than the template;
+// 2. iterate: frame values at the samples' warped positions (bilinear; CV_8UC3 frames are read
+//             as cv::cvtColor's grey there), gain and offset by weighted least squares, the
+//             residuals' Tukey weights, the Gauss-Newton step and its inverse composed into the
+//             warp; until the target's corners move less than kConvergedPx, at most
+//             maxIterations;
+// 3. accept:  only when enough samples stay in view and agree (RefinerOptions) and the corners
+//             moved at most maxShiftPx from where they started: a refinement never replaces a
+//             good homography by a worse guess.
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "detection/target_model.h"
+
+namespace nft::tracker {
+
+/// Settings of HomographyRefiner.
+struct RefinerOptions {
+  /// Samples per template pyramid level: the strongest-gradient pixel of each cell of a grid
+  /// over the level (>= 16).
+  int samples = 400;
+  /// Fewest grey levels per pixel of gradient a sample needs (flat pixels carry no alignment).
+  double minGradient = 4.0;
+  /// Most Gauss-Newton iterations per refine() (>= 1).
+  int maxIterations = 4;
+  /// Fewest samples that must fall in the frame, as a fraction of the level's (0, 1].
+  double minInView = 0.25;
+  /// Fewest samples with a non-zero Tukey weight among those in view, fraction in (0, 1].
+  double minAgreeing = 0.5;
+  /// A refinement moving a target corner further than this from its start is refused (frame
+  /// pixels, > 0): the start was too far off for the alignment to converge to the right place.
+  double maxShiftPx = 12.0;
+};
+
+/// The outcome of one refine() call.
+struct Refinement {
+  /// The refined homography (target pixels → frame pixels, H(2,2) = 1); std::nullopt when refused
+  /// (the caller keeps its own).
+  std::optional<cv::Matx33d> homography;
+  int iterations = 0;
+  int inView = 0;      ///< samples that fell in the frame (last iteration)
+  int agreeing = 0;    ///< of those, samples with a non-zero weight
+  double shiftPx = 0;  ///< largest corner displacement from the start, frame pixels
+  double rmsGrey = 0;  ///< weighted RMS residual, grey levels of the target image
+  int level = 0;       ///< template pyramid level used
+};
+
+/// The refiner of one target: its template samples, built once. Immutable after construction;
+/// refine() is const and thread-compatible.
+class HomographyRefiner {
+ public:
+  /// @param image the target image (TargetModel::image): CV_8UC1, at least 16 × 16.
+  /// @throws std::invalid_argument for another type or size, or options out of range (named).
+  explicit HomographyRefiner(const cv::Mat& image, const RefinerOptions& options = {});
+  ~HomographyRefiner();
+  HomographyRefiner(HomographyRefiner&&) noexcept;
+  HomographyRefiner& operator=(HomographyRefiner&&) noexcept;
+
+  /// Refines `homography` (target-image pixels → pixels of `frame`) on `frame`.
+  /// @param frame     CV_8UC1 or CV_8UC3 (BGR), any size.
+  /// @param streakPx  the motion blur at the target, frame pixels: the vector a point of the
+  ///                  target sweeps during the exposure (the exposure × its motion over one frame);
+  ///                  the template is then compared blurred along it (Klein and Murray, "Improving
+  ///                  the Agility of Keyframe-Based SLAM", ECCV 2008). Zero: no blur.
+  /// @throws std::invalid_argument for an empty frame or another type.
+  Refinement refine(const cv::Mat& frame, const cv::Matx33d& homography, cv::Vec2d streakPx = {}) const;
+
+  const RefinerOptions& options() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace nft::tracker
