@@ -26,7 +26,7 @@
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "nft_bench: the performance table of the NFT pipeline (see README, 'Results'). Each case runs our code path\n"
+      "nft_bench: the performance table of the NFT pipeline (docs/programs/nft_bench.md). Each case runs our code path\n"
       "and its baseline in the same run (medians over repetitions); ratio = how many times faster ours is.\n"
       "Cases: surf_es/<rgba8|float>/<surf64|surf36>/n<256..4096>, surf_cpu/..., matcher/1000x<1000|8192>,\n"
       "fast/cmu_book_640x480, tracking_lane/tmt_bookI, detection_lane/tmt_bookI, render/640x480/<readback|draw>,\n"

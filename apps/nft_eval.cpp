@@ -94,7 +94,7 @@ void addDescriptorsCommand(CLI::App& app, DescriptorsArgs& a) {
                   "correspondence: overlap error must be below this; 1 = position only")
       ->check(CLI::Range(0.01, 1.0))
       ->capture_default_str();
-  cmd->add_option("--out", a.out, "CSV file for every curve and ratio-test result (see README)");
+  cmd->add_option("--out", a.out, "CSV file for every curve and ratio-test result (docs/programs/nft_eval.md)");
   cmd->add_option("--platform", a.platform, "EGL platform for surf-es: auto, surfaceless, device or default")
       ->check(CLI::IsMember({"auto", "surfaceless", "device", "default"}))
       ->capture_default_str();
@@ -419,7 +419,7 @@ void addSuiteCommand(CLI::App& app, SuiteArgs& a) {
   CLI::App* suite = app.add_subcommand(
       "suite",
       "Regression suites and parameter sweeps: every (clip, config) pair of a suite file replayed by nft_replay,\n"
-      "on this machine or as a Slurm job array, then collected into one table (README, 'Regression suites').");
+      "on this machine or as a Slurm job array, then collected into one table (docs/programs/nft_eval_suite.md).");
   suite->require_subcommand(1);
   nft::eval::suite::SuiteRunRequest& r = a.run;
   CLI::App* run = suite->add_subcommand(
@@ -427,7 +427,7 @@ void addSuiteCommand(CLI::App& app, SuiteArgs& a) {
       "Replays every unfinished pair of SUITE.yaml into --out DIR (finished pairs are skipped, so a rerun resumes;\n"
       "a failed pair is recorded and run again next time). With --slurm, submits them as one Slurm job array\n"
       "(sbatch --array, one task per pair) and prints its job id.");
-  run->add_option("suite", r.suiteFile, "suite file (YAML: clips, sweep; see README)")->required();
+  run->add_option("suite", r.suiteFile, "suite file (YAML: clips, sweep; docs/programs/nft_eval_suite.md)")->required();
   run->add_option("--out", r.outDir, "output folder (created; on a shared filesystem for --slurm)")->required();
   run->add_option("--jobs", r.jobs, "replays at a time on this machine")->check(CLI::Range(1, 1024))->capture_default_str();
   run->add_option("--replay", r.replayBinary, "the nft_replay program (default: the one beside nft_eval)");
@@ -481,8 +481,7 @@ int runSuite(SuiteArgs& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"nft_eval: evaluations of the NFT pipeline on real data (see README, 'Descriptor evaluation' and\n"
-               "'Tracking evaluation')."};
+  CLI::App app{"nft_eval: evaluations of the NFT pipeline on real data (the guide: docs/programs/nft_eval.md)."};
   app.require_subcommand(1);
   DescriptorsArgs descriptors;
   addDescriptorsCommand(app, descriptors);

@@ -78,3 +78,6 @@ install(FILES "${PROJECT_BINARY_DIR}/package/nft.pc"
 
 # --- API reference (Doxygen): the nft_docs target and its test --------------------------------
 include(NftDocs)
+
+# --- Debian packages (CPack DEB): libnft0, libnft-dev, nft-tools, python3-nft ------------------
+include(NftDebian)

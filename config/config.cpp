@@ -3,6 +3,7 @@
 // and toYaml() all walk that table, so a key added there is parsed, checked and dumped alike.
 
 #include "config/config.h"
+#include "config/config_schema.h"
 
 #include <algorithm>
 #include <cctype>
@@ -698,6 +699,18 @@ std::optional<RansacMethod> parseRansacMethod(std::string_view name) { return va
 std::optional<MotionModel> parseMotionModel(std::string_view name) { return valueOf(kMotionModels, name); }
 
 // --- Config ----------------------------------------------------------------------------------
+
+std::vector<SchemaKey> schemaKeys() {
+  const Config defaults;
+  std::vector<SchemaKey> keys;
+  for (const auto& section : schema())
+    for (const auto& field : section.fields) {
+      std::string rule = field.crossRule;  // "; > min_area_fraction" as toYaml() appends it
+      if (rule.rfind("; ", 0) == 0) rule.erase(0, 2);
+      keys.push_back({section.key, field.key, field.expected, rule, field.text(defaults)});
+    }
+  return keys;
+}
 
 bool operator==(const Config& a, const Config& b) {
   // Every value has a canonical text (numbers in their shortest exact form), so equal texts

@@ -3,10 +3,13 @@
 # flann, calib3d) and yaml-cpp, built from Debian's own source packages with Debian's emscripten
 # into a static WebAssembly prefix that scripts/build-web.sh points CMake at.
 #
-# Cached: the prefix holds a stamp of what built it (emscripten's version, each source package's
-# version, this script's own hash); a run whose stamp matches does nothing, so a second web build
-# with nothing changed skips this step. Any change rebuilds the whole prefix; the stamp is written
-# last, so an interrupted build is never taken for a complete one.
+# Cached outside the clone: by default the prefix is ~/.cache/nft/web-deps-KEY (~/.cache is
+# $XDG_CACHE_HOME when set; $NFT_CACHE_DIR replaces ~/.cache/nft), KEY a hash of what builds it: emscripten's version,
+# each source package's version, this script's own hash. A fresh clone, or another branch with
+# the same key, finds it built (CI's second run), and a change of any of them makes a new prefix
+# under a new key; prefixes of other keys unused for 30 days are removed. The prefix holds the
+# stamp of what built it (stamp.txt); a run whose stamp matches does nothing. The stamp is
+# written last, so an interrupted build is never taken for a complete one.
 #
 # Sources come from apt's deb-src for the suites the machine already uses, through a sources list
 # and package lists of this script's own (under the cache folder): the system's apt configuration
@@ -14,19 +17,22 @@
 # codecs of 3rdparty/, which Debian's source drops); emscripten's system libraries come prebuilt
 # with Debian's package (its frozen cache).
 #
-#   scripts/build-web-deps.sh [--prefix DIR] [--jobs N]
-#     --prefix DIR  where the prefix goes (default: $NFT_WEB_DEPS or build/web-deps)
-#     --jobs N      parallel compile jobs (default: nproc)
+#   scripts/build-web-deps.sh [--prefix DIR] [--jobs N] [--print-prefix]
+#     --prefix DIR    where the prefix goes (default: $NFT_WEB_DEPS, else the cache's KEY folder)
+#     --jobs N        parallel compile jobs (default: nproc)
+#     --print-prefix  print the prefix's path and exit (scripts/build-web.sh asks it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-prefix="${NFT_WEB_DEPS:-build/web-deps}"
+prefix="${NFT_WEB_DEPS:-}"
+print_prefix=0
 jobs="$(nproc)"
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d;s/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) prefix="${2:?--prefix needs a folder}"; shift 2 ;;
     --jobs) jobs="${2:?--jobs needs a number}"; shift 2 ;;
+    --print-prefix) print_prefix=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "build-web-deps: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -53,16 +59,35 @@ for pkg in "${!SOURCES[@]}"; do
   [ -n "${SOURCES[$pkg]}" ] || { echo "build-web-deps: the native package of source '$pkg' is not installed: run scripts/install-deps.sh" >&2; exit 1; }
 done
 
-emcc_version="$(emcc --version | head -n1)"
+# emcc's first line, without a pipe: `emcc --version | head -n1` under pipefail failed when head
+# closed the pipe before emcc had written its last line (emcc's BrokenPipeError).
+emcc_version="$(emcc --version 2>/dev/null)" || { echo "build-web-deps: 'emcc --version' failed" >&2; exit 1; }
+emcc_version="${emcc_version%%$'\n'*}"
 stamp="emcc: $emcc_version
+emscripten: $(installed_version emscripten)
 zlib: ${SOURCES[zlib]}
 opencv: ${SOURCES[opencv]}
 yaml-cpp: ${SOURCES[yaml-cpp]}
 script: $(sha256sum "$0" | cut -d' ' -f1)"
 
+cache="${NFT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/nft}"
+if [ -z "$prefix" ]; then
+  key="$(printf '%s\n' "$stamp" | sha256sum | cut -c1-16)"
+  prefix="$cache/web-deps-$key"
+fi
 mkdir -p "$(dirname "$prefix")"
 prefix="$(cd "$(dirname "$prefix")" && pwd)/$(basename "$prefix")"
+if [ "$print_prefix" = 1 ]; then
+  echo "$prefix"
+  exit 0
+fi
+# Prefixes of other keys that no build has used for 30 days (their stamp is touched on use).
+if [ -d "$cache" ]; then
+  find "$cache" -mindepth 2 -maxdepth 2 -path "$cache/web-deps-*/stamp.txt" -mtime +30 -printf '%h\n' |
+    while read -r old; do [ "$old" = "$prefix" ] || { echo "build-web-deps: removing $old (unused for 30 days)"; rm -rf "$old"; }; done
+fi
 if [ -f "$prefix/stamp.txt" ] && [ "$(cat "$prefix/stamp.txt")" = "$stamp" ]; then
+  touch "$prefix/stamp.txt"
   echo "build-web-deps: $prefix is up to date (nothing to build)"
   exit 0
 fi

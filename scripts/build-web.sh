@@ -5,17 +5,18 @@
 #      emscripten, into a cached prefix (scripts/build-web-deps.sh);
 #   2. the project's libraries (the same sources as native; gpu/context_web.cpp for the context);
 #   3. the module web/ (nft_web.js + nft_web.wasm), beside nft.js, nft.d.ts and demo/.
-# The result is a folder to serve as it is: see the README's "In a web page".
+# The result is a folder to serve as it is: see docs/web.md.
 #
 #   scripts/build-web.sh [--build-dir DIR] [--deps DIR] [--jobs N]
 #     --build-dir DIR  the project's web build (default: build/web)
-#     --deps DIR       the dependency prefix (default: $NFT_WEB_DEPS or build/web-deps)
+#     --deps DIR       the dependency prefix (default: $NFT_WEB_DEPS, else the cached one outside
+#                      the clone that scripts/build-web-deps.sh names: ~/.cache/nft/web-deps-KEY)
 #     --jobs N         parallel compile jobs (default: nproc)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir=build/web
-deps="${NFT_WEB_DEPS:-build/web-deps}"
+deps="${NFT_WEB_DEPS:-}"
 jobs="$(nproc)"
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d;s/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
@@ -28,11 +29,14 @@ while [ $# -gt 0 ]; do
   esac
 done
 
+[ -n "$deps" ] || deps="$(scripts/build-web-deps.sh --print-prefix)"
 scripts/build-web-deps.sh --prefix "$deps" --jobs "$jobs"
 deps="$(cd "$deps" && pwd)"
 export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"  # Debian's emscripten on this node
 
-if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+# Configured once, and again when the prefix is another (a dependency changed: a new key).
+if [ ! -f "$build_dir/CMakeCache.txt" ] ||
+   ! grep -qxF "NFT_WEB_DEPS:PATH=$deps" "$build_dir/CMakeCache.txt"; then
   emcmake cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DNFT_WARNINGS_AS_ERRORS=ON \
     -DNFT_WEB_DEPS="$deps" -DNFT_BUILD_TESTS=OFF -DNFT_PYTHON=OFF
 fi

@@ -15,7 +15,7 @@
 # 4. cmake with cmake/toolchain-arm64.cmake into build/arm64 (NFT_ARM64_BUILD), build, and ctest
 #    with qemu-aarch64 as CMAKE_CROSSCOMPILING_EMULATOR; the tests' own time limits scaled by
 #    NFT_TEST_TIMEOUT_SCALE (default 10: emulation is 10-300x slower than native).
-# Not run by CI (too slow for its 90 minutes on 2 cores); results in README.md, "Platforms".
+# Not run by CI (too slow for its 90 minutes on 2 cores); results in docs/platforms.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD

@@ -66,7 +66,7 @@ for t in "${targets[@]}"; do
   [ "$runs" -gt 0 ] && limit+=(-runs="$runs")
   if [ "$t" = calibration ]; then
     # OpenCV 4.6's YAML parser (cv::FileStorage, Debian 12) never returns on some malformed
-    # files (tests/fuzz/known-hangs/, README "Fuzzing"): loadCalibration gives up at its deadline
+    # files (tests/fuzz/known-hangs/, docs/reliability.md, "Fuzzing"): loadCalibration gives up at its deadline
     # (2 s in the harness) and leaves the stuck parser thread running, so this target runs in
     # fork mode, whose children end (and take such threads with them) every few seconds; any
     # timeout left is counted, not fatal; crashes and sanitizer reports still stop it.

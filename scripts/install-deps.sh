@@ -1,53 +1,102 @@
 #!/usr/bin/env bash
-# The single list of every Debian 12 package the project uses, and their installation.
+# The single list of every Debian 12 package the project uses, in groups, and their installation.
 # Installs only what is missing (so repeated runs are quick and offline); as root, or through
-# sudo when run by another user. Used by scripts/run.sh and scripts/test.sh.
+# sudo when run by another user.
+#
+#   scripts/install-deps.sh [GROUP...]     install the groups (default: all of them)
+#   scripts/install-deps.sh --list GROUP   print the groups' packages, one a line
+#   scripts/install-deps.sh --count GROUP  how many packages apt would install now (with the
+#                                          ones they depend on), installing nothing
+#
+# Groups:
+#   run     building the library and the programs, and running them (scripts/run.sh)
+#   test    the C++ test suite, benchmarks, the API reference, the package checks, ccache
+#   python  the Python module nft, its tests and examples
+#   web     the web build and its tests in headless Chromium
+#   slurm   `nft_eval suite run --slurm` and its test (a single-node cluster)
+#   fuzz    the libFuzzer targets of tests/fuzz/
+#   all     every group (scripts/test.sh)
 set -euo pipefail
 
-PACKAGES=(
-  # Toolchain and build
-  build-essential cmake ninja-build pkg-config
-  # EGL + OpenGL ES 2.0: headers, the GLVND loaders, Mesa's EGL and its llvmpipe driver
-  # (the GPU of machines without one: CI, containers)
+declare -A GROUP
+# Toolchain and build; help2man makes the programs' manual pages from their --help. EGL + OpenGL
+# ES 2.0: headers, the GLVND loaders, Mesa's EGL and its llvmpipe driver (the GPU of machines
+# without one: CI, containers). Libraries: image/video I/O, RANSAC, PnP; linear algebra; YAML
+# configs; desktop window; command lines; JSON output; CRC-32 of model files. Real sample images
+# (graf1.png, building.jpg): nft_replay's built-in default input is synthesised from them.
+GROUP[run]="build-essential cmake ninja-build pkg-config help2man
   libegl-dev libgles-dev libegl1 libgles2 libegl-mesa0 libgl1-mesa-dri
-  # Libraries: image/video I/O, RANSAC, PnP; linear algebra; YAML configs; desktop window;
-  # command lines; logging; JSON output; CRC-32 of model files
-  libopencv-dev libeigen3-dev libyaml-cpp-dev libglfw3-dev libcli11-dev libspdlog-dev nlohmann-json3-dev
-  zlib1g-dev
-  # Tests and benchmarks; a virtual X server for the preview window's test; the Khronos GLSL
-  # reference compiler (glslangValidator) for the shaders' GLSL ES 1.00 conformance test
-  libgtest-dev libgmock-dev libbenchmark-dev
-  xvfb xauth glslang-tools
-  # The API reference of the public headers (target nft_docs, test docs.api_reference); the
-  # corner comparison of scripts/test-package.sh
-  doxygen python3
-  # The libFuzzer targets of tests/fuzz/ (CI runs them briefly): clang, compiler-rt's libFuzzer
-  clang libclang-rt-14-dev
-  # Real sample images (graf1.png, building.jpg): nft_replay's built-in default input is
-  # synthesised from them at run time
-  opencv-doc
-  # Photographs cropped into distractor targets by scripts/make-distractors.py (Debian's own
-  # python3 with OpenCV's bindings runs it): the many-targets test and benchmarks
-  gnome-backgrounds plasma-workspace-wallpapers python3-opencv
-  # The Python module nft (python/, pybind11) and what its tests and examples use: Debian's python3
-  # with its headers, NumPy, pytest (ctest runs tests/python/ with it), matplotlib (the examples'
-  # plots); python3-opencv is listed above
-  pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pytest python3-matplotlib
-  # Slurm and munge: `nft_eval suite run --slurm` submits job arrays (sbatch); the test labelled
-  # slurm starts its own single-node cluster (munged, slurmctld, slurmd) in a temporary folder
-  slurm-wlm munge
-  # The web build (scripts/build-web.sh, issue 25): Debian's emscripten, dpkg-source for the
-  # dependencies' Debian source packages; Debian's Chromium runs the web tests headless
-  # (scripts/test-web.sh, WebGL 1 through SwiftShader)
-  emscripten dpkg-dev chromium
-)
+  libopencv-dev libeigen3-dev libyaml-cpp-dev libglfw3-dev libcli11-dev nlohmann-json3-dev zlib1g-dev
+  opencv-doc"
+# GoogleTest, Google Benchmark; a virtual X server for the preview window's test; the Khronos
+# GLSL reference compiler (glslangValidator) for the shaders' GLSL ES 1.00 conformance test;
+# Doxygen for the documentation site (test docs.*); python3 for the corner comparisons of
+# scripts/test-package.sh; dpkg-dev's dpkg-shlibdeps for the Debian packages (CPack); ccache
+# for rebuilds (the native and sanitizer builds); photographs that scripts/make-distractors.py
+# (Debian's python3 with OpenCV's bindings) crops into distractor targets for the many-targets
+# measurements.
+GROUP[test]="libgtest-dev libgmock-dev libbenchmark-dev xvfb xauth glslang-tools doxygen python3
+  dpkg-dev ccache gnome-backgrounds plasma-workspace-wallpapers python3-opencv"
+# Debian's python3 with its headers, pybind11, NumPy, pytest (ctest runs tests/python/ with it),
+# matplotlib (the examples' plots), OpenCV's bindings (the examples read videos with them).
+GROUP[python]="pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pytest python3-matplotlib
+  python3-opencv"
+# Debian's emscripten, dpkg-source for the dependencies' Debian source packages
+# (scripts/build-web-deps.sh); Debian's Chromium runs the web tests headless (WebGL 1 through
+# SwiftShader); python3 serves the test pages.
+GROUP[web]="emscripten dpkg-dev chromium python3"
+# Slurm and munge: `nft_eval suite run --slurm` submits job arrays (sbatch); the test labelled
+# slurm starts its own single-node cluster (munged, slurmctld, slurmd) in a temporary folder.
+GROUP[slurm]="slurm-wlm munge"
+# clang and compiler-rt's libFuzzer.
+GROUP[fuzz]="clang libclang-rt-14-dev"
+ORDER=(run test python web slurm fuzz)
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d;s/^# \{0,1\}//'; }
+
+mode=install
+groups=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --list) mode=list; shift ;;
+    --count) mode=count; shift ;;
+    -h|--help) usage; exit 0 ;;
+    all) groups+=("${ORDER[@]}"); shift ;;
+    -*) echo "install-deps: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
+    *)
+      [ -n "${GROUP[$1]+x}" ] || { echo "install-deps: unknown group '$1' (expected one of ${ORDER[*]}, all)" >&2; exit 2; }
+      groups+=("$1"); shift ;;
+  esac
+done
+[ ${#groups[@]} -gt 0 ] || groups=("${ORDER[@]}")
+
+declare -A seen
+PACKAGES=()
+for g in "${groups[@]}"; do
+  for p in ${GROUP[$g]}; do
+    [ -n "${seen[$p]+x}" ] && continue
+    seen[$p]=1
+    PACKAGES+=("$p")
+  done
+done
+
+if [ "$mode" = list ]; then
+  printf '%s\n' "${PACKAGES[@]}"
+  exit 0
+fi
+if [ "$mode" = count ]; then
+  # apt's own plan for this machine, as `apt-get install` would make it: "Inst" lines.
+  n="$(apt-get install --simulate --no-install-recommends "${PACKAGES[@]}" 2>/dev/null | grep -c '^Inst ' || true)"
+  echo "install-deps: ${groups[*]}: ${#PACKAGES[@]} packages listed; apt would install or upgrade $n on this machine"
+  exit 0
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all ${#PACKAGES[@]} Debian packages are installed"
+  echo "install-deps: all ${#PACKAGES[@]} Debian packages of ${groups[*]} are installed"
   exit 0
 fi
 

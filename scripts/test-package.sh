@@ -14,6 +14,9 @@ Usage: scripts/test-package.sh [--build-dir DIR] [--static] [--keep] [--camera-f
 Installs libnft from DIR (configured and built there first when needed) into a temporary prefix,
 and checks the installed package as an app uses it:
   - the install tree: the library, the public headers only, nftConfig.cmake, nft.pc;
+  - the programs in bin/ (nft_replay, nft_train, nft_eval, nft_preview, nft_gpuinfo, nft_describe,
+    nft_bench), each with its manual page in share/man/man1 and a working --help, and the
+    installed nft_replay on a few frames of its synthetic input;
   - find_package(nft) fails without the prefix, and for an incompatible version;
   - examples/minimal, built with CMake against the prefix only (CMAKE_PREFIX_PATH), run on the
     real videos cmu_book and tmt_bookI: every frame's corners equal nft_replay's within 0.01 px,
@@ -107,6 +110,8 @@ check() {
   fi
 }
 
+# The programs `cmake --install` installs (apps/CMakeLists.txt), each with a manual page.
+programs=(nft_replay nft_train nft_eval nft_preview nft_gpuinfo nft_describe nft_bench)
 generator=()
 command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
 # The examples are configured as a stranger's app would be: nothing of ours in the environment.
@@ -130,7 +135,8 @@ build_library() {
     echo "$build_dir builds a shared libnft (NFT_SHARED=$shared); --static needs a static build tree"
     return 1
   fi
-  local targets=(nft nft_replay)
+  local targets=(nft "${programs[@]}")
+  grep -q '^NFT_HELP2MAN:FILEPATH=.*help2man$' "$build_dir/CMakeCache.txt" && targets+=(nft_man_pages)
   # The Python module, where the build tree makes it (python/CMakeLists.txt: pybind11 found, not a
   # sanitizer build): `cmake --install` installs it too.
   grep -q '^NFT_PYTHON_MODULE:INTERNAL=ON' "$build_dir/CMakeCache.txt" && targets+=(nft_python)
@@ -156,9 +162,34 @@ install_library() {
   [ -z "$stray" ] || { echo "headers that are not public were installed: $stray"; return 1; }
 }
 
+# The programs in bin/, each with its manual page (help2man, cmake/NftManPages.cmake) and --help;
+# the installed nft_replay tracks 10 frames of its synthetic input (nothing of the build tree).
+installed_programs() {
+  local p page brief
+  for p in "${programs[@]}"; do
+    [ -x "$prefix/bin/$p" ] || { echo "missing: bin/$p"; return 1; }
+    page="$prefix/share/man/man1/$p.1.gz"
+    [ -f "$page" ] || { echo "missing: share/man/man1/$p.1.gz"; return 1; }
+    "${clean_env[@]}" "$prefix/bin/$p" --help >"$work/out/$p-help.txt" 2>&1 || { cat "$work/out/$p-help.txt"; return 1; }
+    grep -q "^Usage: " "$work/out/$p-help.txt" || { echo "$p --help printed no usage"; return 1; }
+    # The page's NAME line begins with the first words of the program's own --help.
+    brief="$(head -n 1 "$work/out/$p-help.txt" | sed 's/^[^:]*: //' | cut -d' ' -f1-2)"
+    zcat "$page" | grep -qF "$p \\- $brief" || { echo "$page has no NAME line '$p \\- $brief...'"; zcat "$page" | head; return 1; }
+  done
+  for p in default.yaml profiles/phone.yaml profiles/board.yaml; do
+    [ -f "$prefix/share/nft/config/$p" ] || { echo "missing: share/nft/config/$p"; return 1; }
+  done
+  (cd "$work" && "${clean_env[@]}" "$prefix/bin/nft_replay" --synthetic-frames 10 --no-render --progress 0 \
+     >"$work/out/installed-replay.txt" 2>&1) || { cat "$work/out/installed-replay.txt"; return 1; }
+  grep -q "success 100.0% at 5 px" "$work/out/installed-replay.txt" ||
+    { cat "$work/out/installed-replay.txt"; echo "the installed nft_replay lost the synthetic target"; return 1; }
+  echo ">> ${#programs[@]} programs in bin/, each with --help and share/man/man1/<program>.1.gz; installed nft_replay: $(grep -o 'success [^,]*at 5 px' "$work/out/installed-replay.txt")"
+}
+
 echo "== libnft from $build_dir, installed into $prefix =="
-check "build libnft and nft_replay" build_library || finish
+check "build libnft and the programs" build_library || finish
 check "install into a fresh prefix" install_library || finish
+check "the programs and their manual pages installed" installed_programs || true
 if [ -n "$(find "$prefix" -name 'libnft.so*')" ]; then kind=shared; else kind=static; fi
 pc_dir="$(dirname "$(find "$prefix" -name nft.pc | head -n 1)")"
 lib_dir="$(dirname "$pc_dir")"
@@ -285,6 +316,32 @@ minimal_errors() {
   echo ">> usage without arguments; '$out', exit 1"
 }
 
+# examples/minimal/hello.cpp, the README's 20-line app: the target found in the frames minimal
+# finds it in, and the pose's translation as minimal prints it (to the millimetre).
+hello_equals_minimal() {
+  [ -f "$work/out/minimal-cmu_book.txt" ] || { echo "no minimal output to compare with"; return 1; }
+  "$work/build-minimal/hello" "$data/video/cmu_book/cv_cover.jpg" "$data/video/cmu_book/book.mp4" \
+    >"$work/out/hello-cmu_book.txt" || return 1
+  python3 - "$work/out/minimal-cmu_book.txt" "$work/out/hello-cmu_book.txt" <<'PY' || return 1
+import re, sys
+def load(path, pattern):
+    out = {}
+    for line in open(path):
+        m = re.match(r"frame (\d+): (.*)$", line.strip())
+        if m:
+            t = re.search(pattern, m.group(2))
+            out[int(m.group(1))] = [float(v) for v in t.groups()] if t else None
+    return out
+minimal = load(sys.argv[1], r"tvec (\S+) (\S+) (\S+)")
+hello = load(sys.argv[2], r"t = (\S+) (\S+) (\S+)")
+assert sorted(minimal) == sorted(hello) and minimal, f"frames: {len(minimal)} and {len(hello)}"
+bad = [f for f in minimal if (minimal[f] is None) != (hello[f] is None) or
+       (minimal[f] and max(abs(a - b) for a, b in zip(minimal[f], hello[f])) > 0.0015)]
+assert not bad, f"frames where hello and minimal differ: {bad[:10]}"
+print(f">> {len(hello)} frames, found in {sum(v is not None for v in hello.values())}, as minimal")
+PY
+}
+
 echo "== examples/minimal against the installed package only (find_package(nft), $kind) =="
 check "find_package(nft) needs the prefix and a compatible version" package_required || true
 if check "examples/minimal builds against the prefix" build_minimal; then
@@ -293,6 +350,7 @@ if check "examples/minimal builds against the prefix" build_minimal; then
   check "minimal = nft_replay on tmt_bookI" minimal_equals_replay tmt_bookI \
     "$data/video/tmt_bookI/target.png" "$data/video/tmt_bookI/video.mp4" || true
   check "minimal reports usage and nft::Error" minimal_errors || true
+  check "hello (the README's app) finds the cover where minimal does" hello_equals_minimal || true
 fi
 
 # --- 3. The same minimal.cpp through pkg-config ------------------------------------------------

@@ -2,15 +2,16 @@
 # CI's second half (issue 11), after ./scripts/test.sh: the whole test suite again under
 # AddressSanitizer + UndefinedBehaviorSanitizer + LeakSanitizer (the asan preset; leaks of the
 # graphics driver and camera libraries suppressed by tests/lsan.supp), then each libFuzzer target
-# of tests/fuzz/ for 30 s on its seed corpus (scripts/fuzz.sh). About 15 minutes on 2 cores:
-# asan build ~10, asan suite ~2, fuzz build + runs ~3.
+# of tests/fuzz/ for 30 s on its seed corpus (scripts/fuzz.sh). About 15 minutes on 2 cores
+# without ccache's hits: asan build ~10, asan suite ~2, fuzz build + runs ~3. Each stage prints
+# its time (scripts/lib/stages.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-echo "== ASan + UBSan + LSan build =="
-cmake --preset asan
-cmake --build --preset asan
-echo "== Test suite under ASan + UBSan + LSan =="
-ctest --preset asan -j "$(nproc)"
-echo "== Fuzzing the file loaders, 30 s each =="
-scripts/fuzz.sh --seconds 30
+# shellcheck source=scripts/lib/stages.sh
+source scripts/lib/stages.sh
+stage "install the Debian packages (all groups)" scripts/install-deps.sh all
+stage "configure (asan preset)" cmake --preset asan
+stage "build (asan preset: ASan + UBSan + LSan)" cmake --build --preset asan
+stage "test suite under ASan + UBSan + LSan" ctest --preset asan -j "$(nproc)"
+stage "fuzzing the file loaders, 30 s each" scripts/fuzz.sh --seconds 30
+[ -n "${NFT_CI:-}" ] || stage_summary

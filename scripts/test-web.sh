@@ -11,7 +11,7 @@
 #         sequence through the JavaScript API, drawing each; the corners are compared with the
 #         native nft_replay's on the same frames (PNG, lossless) and must lie within 0.5 px, the
 #         same frames found;
-#   3. prints the numbers the README quotes: module size gzipped, tracker time per frame in the
+#   3. prints the numbers docs/results.md quotes: module size gzipped, tracker time per frame in the
 #      browser against native, and (measured, not judged) the detection lane alone on tmt_bookI
 #      with SURF-ES in WebGL against llvmpipe and with the CPU lanes in wasm against native.
 # The server and the browser are stopped by their process ids.

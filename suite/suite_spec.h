@@ -1,5 +1,5 @@
 #pragma once
-// The suite file of `nft_eval suite run` (README, "Regression suites and sweeps"): the clips to
+// The suite file of `nft_eval suite run` (docs/programs/nft_eval_suite.md): the clips to
 // replay and the configs to replay them with, a grid of config keys × values or named configs,
 // loaded and checked completely before anything runs. Every config is validated by the config
 // schema (config/config.h); an error names the suite file and the line of the offending entry:

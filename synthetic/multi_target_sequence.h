@@ -1,6 +1,6 @@
 #pragma once
 // Several printed targets on one table top, filmed by a moving hand-held camera: the test data of
-// the many-targets pipeline (README "Several targets"), synthesised at run time from real images
+// the many-targets pipeline (docs/concepts.md, "Databases"), synthesised at run time from real images
 // Debian's opencv-doc ships, with exact ground truth for every target in every frame — its
 // corners, and how much of it is visible (inside the frame and not covered by another print).
 //

@@ -154,7 +154,7 @@ class WebSession {
   int addTargetFromFrameRgba(std::uintptr_t pixels, int width, int height, const val& quad, const std::string& name,
                              double widthMetres) {
     context_.makeCurrent();
-    const std::vector<double> xy = vecFromJSArray<double>(quad);
+    const std::vector<double> xy = emscripten::vecFromJSArray<double>(quad);
     std::vector<cv::Point2f> corners;
     for (size_t i = 0; i + 1 < xy.size(); i += 2)
       corners.emplace_back(static_cast<float>(xy[i]), static_cast<float>(xy[i + 1]));

@@ -420,12 +420,14 @@ struct Window {
     glfwSetErrorCallback(onGlfwError);
     if (glfwInit() != GLFW_TRUE)
       throw std::runtime_error("glfwInit failed: no display? Set DISPLAY, or run under xvfb-run");
+    //! [window_context]
     // An OpenGL ES 2.0 context made through EGL: the Session adopts it (it uses EGL and GLES2).
     glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
     glfwWindowHint(GLFW_CONTEXT_CREATION_API, GLFW_EGL_CONTEXT_API);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 2);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
     glfwWindowHint(GLFW_DEPTH_BITS, 24);  // the cube needs a depth buffer
+    //! [window_context]
     glfwWindowHint(GLFW_VISIBLE, visible ? GLFW_TRUE : GLFW_FALSE);
     handle = glfwCreateWindow(size.width, size.height, title.c_str(), nullptr, nullptr);
     if (handle == nullptr) {
@@ -466,11 +468,13 @@ int run(const Options& options) {
   Window window(source.size, "nft camera - " + source.name, !options.hidden);
   const GlFunctions gl = loadGl();
 
+  //! [adopt_context]
   // The Session adopts the window's context, current on this thread (its GL thread from now on).
   nft::SessionOptions sessionOptions;  // the defaults, or the YAML file's settings
   if (!options.config.empty()) sessionOptions = nft::sessionOptionsFromFile(options.config);
   sessionOptions.adoptCurrentContext = true;
   nft::Session session(sessionOptions);
+  //! [adopt_context]
   std::printf("GL: %s (%s), context %s\n", session.gpuRenderer().c_str(), session.glVersion().c_str(),
               session.contextDescription().c_str());
   for (const std::string& warning : session.warnings()) std::printf("config warning: %s\n", warning.c_str());
@@ -515,6 +519,7 @@ int run(const Options& options) {
     }
     current = std::move(*next);
 
+    //! [frame_loop]
     if (current.yuyv) {
       // A camera's raw buffer, passed without a copy: the tracker reads the luma bytes in place.
       nft::ImageView view;
@@ -533,6 +538,7 @@ int run(const Options& options) {
     if (width > 0 && height > 0) session.render(result, nft::Viewport{0, 0, width, height});  // 0: minimised
     glfwSwapBuffers(window.handle);
     glfwPollEvents();
+    //! [frame_loop]
 
     ++processed;
     ++framesSincePrint;

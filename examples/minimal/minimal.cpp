@@ -10,6 +10,7 @@
 #include <nft/nft.h>            // the whole public API: nft::Session, its types and errors
 #include <opencv2/videoio.hpp>  // cv::VideoCapture: reading the video is the app's part
 
+//! [main]
 int main(int argc, char** argv) {
   if (argc != 3) {
     std::fprintf(stderr, "usage: %s TARGET_IMAGE VIDEO\n", argv[0]);
@@ -58,3 +59,4 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+//! [main]

@@ -316,7 +316,7 @@ TEST_F(EvalSequenceFolder, AMissingOrShortHomographyIsNamed) {
 using gpu::testing::GpuTest;
 class DescriptorEvaluation : public GpuTest {};
 
-// Measured with 1000 keypoints (README, "Descriptor evaluation"): graf 1→2 recall at
+// Measured with 1000 keypoints (docs/results.md, "Descriptor evaluation"): graf 1→2 recall at
 // 1 − precision 0.2 is 42.8% for surf-cpu and 41.1% for surf-es (float and rgba8).
 TEST_F(DescriptorEvaluation, SurfEsAndSurfCpuRecallAgreeOnGraf) {
   NFT_REQUIRE_DATA("oxford/graf");

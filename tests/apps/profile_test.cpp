@@ -1,7 +1,7 @@
 // The device profiles (config/profiles/phone.yaml, board.yaml) run as a user runs them: nft_replay
 // (NFT_REPLAY_BINARY) on the first 60 frames of cmu_book (book.mp4, target cv_cover.jpg) with
 // --config <profile> --no-render must finish and find the cover. Measured on llvmpipe over all 641
-// frames: phone 100 %, board 100 % (README.md, "Choosing a profile"); 60 frames hold the first
+// frames: phone 100 %, board 100 % (docs/tuning.md, "Phones and dev boards"); 60 frames hold the first
 // detection and the tracking after it.
 
 #include <gtest/gtest.h>

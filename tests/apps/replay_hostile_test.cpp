@@ -3,7 +3,7 @@
 // the pose CSV never holds a NaN or an infinity and keeps complete rows. And determinism: two
 // replays of the same input with the same config give the same CSV apart from the `ms` column.
 // Cases covered elsewhere (replay_cli_test.cpp, replay_test.cpp, config_test.cpp,
-// camera_calibration_test.cpp) are not repeated; README.md's "Reliability" section has the table.
+// camera_calibration_test.cpp) are not repeated; docs/reliability.md, "Hostile input", has the table.
 
 #include <gtest/gtest.h>
 

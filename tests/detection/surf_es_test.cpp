@@ -110,7 +110,7 @@ TEST_P(SurfEsAgreement, MatchesTheCpuReference) {
   const Agreement a = agreement(gpu, cpu);
   // p = 23 (llvmpipe's highp): trilinear pyramid reads against exact box means.
   // p = 10 (a Mali-400 emulated): every intermediate rounded to 10 bits; looser, documented
-  // bound (README): mean >= 0.99, min >= 0.90.
+  // bound (docs/results.md, "SURF-ES against the CPU lane"): mean >= 0.99, min >= 0.90.
   const bool lowPrecision = surfEs.precisionBits() < 16;
   const double minBound = lowPrecision ? 0.90 : 0.95;
   EXPECT_GE(a.mean, 0.99);

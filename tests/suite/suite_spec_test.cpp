@@ -5,13 +5,18 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
+
+#include <unistd.h>
 
 #include "suite/suite_files.h"
 #include "suite/suite_plan.h"
 #include "suite/suite_spec.h"
 #include "suite/suite_support.h"
+#include "support/test_data.h"
 
 namespace {
 
@@ -199,6 +204,39 @@ TEST(SuiteFiles, StableHashIsFnv1a64AndNamesAreSafe) {
   EXPECT_EQ(stableHash("a"), "af63dc4c8601ec8c");  // published FNV-1a 64 test vector
   EXPECT_EQ(safeFileName("tmt bookI/1"), "tmt_bookI_1");
   EXPECT_EQ(safeFileName(""), "_");
+}
+
+// The suite file the guide shows (tests/suite/guide_suite.yaml, included by
+// docs/programs/nft_eval_suite.md), with its ../shared/data pointed at the data folder: it loads,
+// with the clips, the 2 x 2 grid and the Slurm settings the page describes.
+TEST(GuideSuite, TheGuidesSuiteFileLoadsAsThePageDescribesIt) {
+  NFT_REQUIRE_DATA("video/tmt_bookI");
+  NFT_REQUIRE_DATA("video/cmu_book");
+  std::ifstream in(std::string(NFT_SOURCE_DIR) + "/tests/suite/guide_suite.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string yaml = text.str();
+  const std::string relative = "../shared/data";
+  const std::string data = fs::absolute(nft::testing::dataDir()).lexically_normal().string();
+  for (size_t at = 0; (at = yaml.find(relative, at)) != std::string::npos; at += data.size())
+    yaml.replace(at, relative.size(), data);
+  const fs::path dir = fs::temp_directory_path() / ("nft-guide-suite-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  writeFile(dir / "guide_suite.yaml", yaml);
+  const SuiteSpec s = loadSuite((dir / "guide_suite.yaml").string());
+  fs::remove_all(dir);
+  EXPECT_EQ(s.name, "tmt-sweep");
+  ASSERT_EQ(s.clips.size(), 2u);
+  EXPECT_EQ(s.clips[0].name, "bookI");
+  EXPECT_EQ(s.clips[1].name, "book");  // the video's name
+  EXPECT_FALSE(s.clips[0].groundTruth.empty());
+  ASSERT_EQ(s.configs.size(), 4u);
+  EXPECT_EQ(s.configs[0].name, "tracking.max_patches=25 tracking.patch_size=8");
+  EXPECT_EQ(s.configs[3].name, "tracking.max_patches=100 tracking.patch_size=16");
+  EXPECT_FALSE(s.render);
+  EXPECT_EQ(s.slurm.partition, "batch");
+  EXPECT_EQ(s.slurm.time, "00:30:00");
+  EXPECT_EQ(s.slurm.mem, "2G");
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // (measured on its exact ground truth: speed up to 80 px per frame, the occluder over up to half
 // the target, up to half of it out of view, ...), its ground truth is where the target is drawn
 // even under motion blur, and the tracker keeps at least a floor of success on each — floors
-// set below what this code measures on the first 120 frames (README.md, "Fast motion and the POT
+// set below what this code measures on the first 120 frames (docs/results.md, "Fast motion and the POT
 // presets"), far above what the tracker before issue 21 did (motion blur 9 %, out of view 33 %,
 // unconstrained 24 %, occlusion 90 % at 5 px over 300 frames).
 

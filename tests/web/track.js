@@ -17,25 +17,31 @@ async function bitmap(url) {
   try {
     const caseUrl = new URLSearchParams(location.search).get('case');
     const testCase = await (await fetch(caseUrl)).json();
-    const nft = await loadNft();
     const first = await bitmap(testCase.frames[0]);
     const canvas = document.getElementById('view');
     canvas.width = first.width;
     canvas.height = first.height;
-    const session = nft.createSession(canvas, testCase.config || {});
+    // [session]
+    const nft = await loadNft();
+    const session = nft.createSession(canvas, testCase.config || {});  // keys of config/default.yaml
+    // [session]
     const t0 = performance.now();
-    if (testCase.initQuad) session.addTargetFromFrame(first, testCase.initQuad, { name: 'target' });
-    else await session.addTarget(testCase.target, { name: 'target' });
+    // [add_target]
+    if (testCase.initQuad) session.addTargetFromFrame(first, testCase.initQuad, { name: 'target' });  // a quad of a frame
+    else await session.addTarget(testCase.target, { name: 'target' });  // URL, ImageData, ImageBitmap, <img>
+    // [add_target]
     result.addTargetMs = performance.now() - t0;
     result.info = session.info();
     console.log('target added in ' + result.addTargetMs.toFixed(0) + ' ms on ' + result.info.gpuRenderer);
     for (let i = 0; i < testCase.frames.length; ++i) {
       const frame = i === 0 ? first : await bitmap(testCase.frames[i]);
       const start = performance.now();
-      const r = session.process(frame, i * 1000 / 30);
+      // [frame]
+      const r = session.process(frame, i * 1000 / 30);  // <video>, ImageData, ImageBitmap or a canvas; timestamp ms
       const wallMs = performance.now() - start;
-      if (testCase.render) session.render();
-      const t = r.targets[0];
+      if (testCase.render) session.render();            // camera image + augmentations on the same canvas
+      const t = r.targets[0];                           // state, found, corners (UL, UR, LR, LL), pose {R, t}
+      // [frame]
       result.frames.push({ frame: i, state: t.state, found: t.found, corners: t.corners,
                            trackerMs: r.timingsMs.total, wallMs, timingsMs: r.timingsMs });
       if ((i + 1) % 30 === 0) console.log(`frame ${i + 1}/${testCase.frames.length}: ${t.state}`);
