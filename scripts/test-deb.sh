@@ -140,7 +140,10 @@ grep -q " /usr/lib/python3/dist-packages/nft" "$work/python.txt" || fail "nft im
 echo "  nft $(cat "$work/python.txt")"
 
 echo "== the library for the system: ldconfig, pkg-config"
-/sbin/ldconfig -p | grep -q 'libnft.so.0.1 ' || fail "libnft.so.0.1 is not in ldconfig's cache"
+# Into a file first: under pipefail, `ldconfig -p | grep -q` fails when grep exits at its match
+# before ldconfig has written the rest of its ~90 KB (SIGPIPE), as it did in one CI run.
+/sbin/ldconfig -p >"$work/ldconfig.txt"
+grep -q 'libnft.so.0.1 ' "$work/ldconfig.txt" || fail "libnft.so.0.1 is not in ldconfig's cache"
 echo "  pkg-config --modversion nft: $("${clean_env[@]}" pkg-config --modversion nft)"
 
 echo "== apt-get purge"

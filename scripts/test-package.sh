@@ -174,7 +174,7 @@ installed_programs() {
     grep -q "^Usage: " "$work/out/$p-help.txt" || { echo "$p --help printed no usage"; return 1; }
     # The page's NAME line begins with the first words of the program's own --help.
     brief="$(head -n 1 "$work/out/$p-help.txt" | sed 's/^[^:]*: //' | cut -d' ' -f1-2)"
-    zcat "$page" | grep -qF "$p \\- $brief" || { echo "$page has no NAME line '$p \\- $brief...'"; zcat "$page" | head; return 1; }
+    grep -qF "$p \\- $brief" <(zcat "$page") || { echo "$page has no NAME line '$p \\- $brief...'"; zcat "$page" | head; return 1; }
   done
   for p in default.yaml profiles/phone.yaml profiles/board.yaml; do
     [ -f "$prefix/share/nft/config/$p" ] || { echo "missing: share/nft/config/$p"; return 1; }
