@@ -288,7 +288,7 @@ struct Session::Impl {
     r.frameSize = {view.width, view.height};
     tracking->track(image, r);
     for (TargetResult& t : r.targets) working->toFrame(t);
-    tracking->refine(full, *calibration, r);
+    tracking->refine(full, *calibration, working->factor(), r);
     lastView = view;
     ++frames;
     r.timings.total = msSince(start);

@@ -72,11 +72,15 @@ class TargetTracking {
   /// results already in the pixels of `frame` (the full-resolution frame: CV_8UC1 or CV_8UC3),
   /// gets its homography refined on `frame` (tracker/homography_refiner.h; a target's refiner is
   /// built the first time it is found), with the motion blur its tracker models (its exposure ×
-  /// the centre's motion since the frame before, when found there too), and its corners and pose
-  /// (planar PnP with `calibration`, the frame's) from it; a refinement the refiner refuses
-  /// leaves the result as it was. Call it after track(), once a frame. Adds the time to
-  /// result.timings.refine.
-  void refine(const cv::Mat& frame, const tracker::CameraCalibration& calibration, FrameResult& result);
+  /// the centre's velocity at this frame, from its last three frames when found on them all), and
+  /// its corners and pose (planar PnP with `calibration`, the frame's) from it;
+  /// a refinement the refiner refuses leaves the result as it was. `workingFactor` is the
+  /// working frame's downscale factor k (session/working_frame.h, >= 1): the lanes' errors are in
+  /// working-frame pixels, so the largest correction the refiner accepts
+  /// (RefinerOptions::maxShiftPx) is k times its default. Call it after track(), once a frame.
+  /// Adds the time to result.timings.refine.
+  void refine(const cv::Mat& frame, const tracker::CameraCalibration& calibration, int workingFactor,
+              FrameResult& result);
   /// Starts tracking target `id` from a known homography (its model's pixels → this frame's
   /// pixels, e.g. an instant target's quad): the next track() follows it from there with the
   /// tracking lane, without a detection. Needs the calibration (setCalibration) and the GPU.
@@ -96,7 +100,9 @@ class TargetTracking {
     int framesSinceFound = -1;              // -1: not being tracked
     bool recognized = false;                // added to recognizer_
     std::shared_ptr<const tracker::HomographyRefiner> refiner;  // built when first found
+    int refinerFactor = 0;                  // the working factor refiner was built for
     std::optional<cv::Point2d> lastCentre;  // its centre in the last refined frame (frame pixels)
+    std::optional<cv::Point2d> lastMotion;  // lastCentre minus the centre the frame before it
     long long lastRefined = -1;             // that frame's number
   };
 

@@ -12,6 +12,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "apps/eval/multi_target_eval.h"
+#include "support/program_run.h"
 #include "nft/session.h"
 #include "synthetic/multi_target_sequence.h"
 #include "synthetic/synthetic_sequence.h"
@@ -26,7 +27,7 @@ TEST(EvalMulti, OneSessionFollowsThePrintsInViewOfThePan) {
   request.layout = "pan";
   request.frames = 120;  // graf1 leaving, starry_night passing, baboon and butterfly arriving
   request.progressEvery = 0;
-  request.perFrameCsv = (std::filesystem::temp_directory_path() / "nft_eval_multi_test.csv").string();
+  request.perFrameCsv = (testing::freshTempDir("nft_eval_multi_test") / "per_frame.csv").string();
   const MultiTargetReport report = evaluateMultiTarget(request);
   ASSERT_EQ(report.prints.size(), 4u);
   EXPECT_EQ(report.frames, 120);
@@ -53,7 +54,7 @@ TEST(EvalMulti, OneSessionFollowsThePrintsInViewOfThePan) {
   EXPECT_EQ(line, "frame,target,visible,state,found,error_px");
   while (std::getline(csv, line)) ++rows;
   EXPECT_EQ(rows, 120 * 4);
-  std::filesystem::remove(request.perFrameCsv);
+  std::filesystem::remove_all(std::filesystem::path(request.perFrameCsv).parent_path());
 }
 
 TEST(MultiTargetRendering, EveryFoundTargetGetsItsAugmentation) {
