@@ -28,13 +28,15 @@ std::vector<QuadCorners> loadGroundTruth(const std::string& path) {
     for (; read < 8 && s >> token; ++read) {
       char* end = nullptr;
       values[read] = std::strtod(token.c_str(), &end);
-      numbers = numbers && end != token.c_str() && *end == '\0' && !std::isinf(values[read]);
+      // Corners are floats: a finite double beyond float's range (1e60) would become infinite.
+      numbers = numbers && end != token.c_str() && *end == '\0' &&
+                !(std::abs(values[read]) > static_cast<double>(std::numeric_limits<float>::max()));
       nans += std::isnan(values[read]) ? 1 : 0;
     }
     if (read < 8 || !numbers || (nans != 0 && nans != 8))
       throw std::runtime_error("ground-truth file '" + path + "' line " + std::to_string(lineNumber) +
-                               ": expected a frame name and 8 finite numbers (ulx uly urx ury lrx lry llx lly), or 8 "
-                               "nan for a frame without annotation, got '" +
+                               ": expected a frame name and 8 finite numbers within float's range (ulx uly urx ury lrx "
+                               "lry llx lly), or 8 nan for a frame without annotation, got '" +
                                line + "'");
     QuadCorners c;
     for (size_t k = 0; k < 4; ++k)

@@ -115,6 +115,8 @@ TEST(PotSequence, BadFilesAreRefusedNamingTheLine) {
   const fs::path gt = root / "V01_1" / "V01_1_gt_points.txt";
   writeText(gt, "1 2 3 4 5 6 7 8\n1 2 3 4 5 6 7\n");
   EXPECT_NE(message().find("V01_1_gt_points.txt' line 2: expected 8 finite numbers"), std::string::npos) << message();
+  writeText(gt, "1 2 3 4 5 6 7 8\n1 2 3 1e60 5 6 7 8\n");  // finite, but not as a float
+  EXPECT_NE(message().find("V01_1_gt_points.txt' line 2: expected 8 finite numbers"), std::string::npos) << message();
   writeText(gt, "0 0 0 0 0 0 0 0\n1 2 3 4 5 6 7 8\n");
   EXPECT_NE(message().find("line 1: the first frame has no annotation"), std::string::npos) << message();
   writeText(gt, "1 2 3 4 5 6 7 8\n1 2 3 4 5 6 7 8\n");

@@ -279,6 +279,7 @@ TEST(ReplayGroundTruth, ReadsTheTmtFormatAndNamesTheBadLine) {
   EXPECT_FALSE(annotated(gt[2]));  // a frame without annotation: not scored
   for (const char* line : {"frame00001.jpg 1 2 3 nan 5 6 7 8",   // some nan, not all
                            "frame00001.jpg 1 2 3 inf 5 6 7 8",   // infinite
+                           "frame00001.jpg 1 2 3 1e60 5 6 7 8",  // finite, but not as a float (fuzzer)
                            "frame00001.jpg 1 2 3 4x 5 6 7 8"}) {  // not a number
     std::ofstream(dir / "mixed.tsv") << "header\n" << line << "\n";
     EXPECT_THROW(loadGroundTruth((dir / "mixed.tsv").string()), std::runtime_error) << line;
