@@ -197,6 +197,10 @@ void addTrackingCommand(CLI::App& app, TrackingArgs& a) {
                   "targets, --target scored");
   cmd->add_option("--video", r.video, "video file or folder of numbered frames");
   cmd->add_option("--gt", r.groundTruth, "ground-truth corners, gt.tsv format (header, then one line per frame)");
+  cmd->add_option("--async-delay-frames", r.asyncDelayFrames,
+                  "ours: apply each detection N frames after the frame it ran on (a detection worker's delay,\n"
+                  "replayed deterministically; config tracking.async_delay_frames)")
+      ->check(CLI::Range(0, 100));
   cmd->add_option("--preset", r.preset,
                   "instead of --target/--video/--gt: a synthetic sequence with exact ground truth, one of\n" +
                       nft::replay::syntheticPresetNames() + " (POT categories, synthetic/synthetic_presets.h)");

@@ -42,6 +42,13 @@ int main(int argc, char** argv) {
                  "per-frame CSV: frame,state,ulx,uly,urx,ury,lrx,lry,llx,lly,rx,ry,rz,tx,ty,tz,inliers,reproj_px,ms");
   app.add_option("--report", request.reportJson, "JSON summary: rates, per-stage medians, accuracy, config used");
   app.add_flag("--no-render", request.noRender, "track only: no GL rendering");
+  app.add_option("--async-delay-frames", request.asyncDelayFrames,
+                 "apply each detection N frames after the frame it ran on (a detection worker's delay, replayed "
+                 "deterministically; config tracking.async_delay_frames); 0: in its own frame")
+      ->check(CLI::Range(0, 100));
+  app.add_flag("--realtime", request.realtime,
+               "the real detection worker (tracking.async_detection on), frames given at the input's frame rate "
+               "as a camera would (the default replay is synchronous and deterministic)");
   app.add_option("--gt", request.groundTruth,
                  "ground-truth corners (gt.tsv: name ulx uly urx ury lrx lry llx lly per frame) for the accuracy");
   app.add_option("--frames", request.maxFrames, "stop after N frames")->check(CLI::PositiveNumber);

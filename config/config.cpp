@@ -54,6 +54,8 @@ constexpr EnumName<RansacMethod> kRansacMethods[] = {{RansacMethod::Magsac, "mag
                                                      {RansacMethod::UsacDefault, "usac_default"},
                                                      {RansacMethod::UsacAccurate, "usac_accurate"},
                                                      {RansacMethod::Lmeds, "lmeds"}};
+constexpr EnumName<AsyncDetection> kAsyncDetections[] = {
+    {AsyncDetection::Off, "off"}, {AsyncDetection::On, "on"}, {AsyncDetection::Auto, "auto"}};
 constexpr EnumName<MotionModel> kMotionModels[] = {{MotionModel::ConstantVelocity, "constant_velocity"},
                                                    {MotionModel::None, "none"},
                                                    {MotionModel::ConstantAcceleration, "constant_acceleration"}};
@@ -558,7 +560,13 @@ const std::vector<Section>& schema() {
                   boolField("region_detection", &Config::tracking, &TrackingConfig::regionDetection),
                   numberField("region_margin", &Config::tracking, &TrackingConfig::regionMargin, atLeast(0)),
                   intField("max_targets", &Config::tracking, &TrackingConfig::maxTargets, closed(1, 64)),
-                  intField("search_every", &Config::tracking, &TrackingConfig::searchEvery, atLeast(0))}});
+                  intField("search_every", &Config::tracking, &TrackingConfig::searchEvery, atLeast(0)),
+                  enumField("async_detection", &Config::tracking, &TrackingConfig::asyncDetection, kAsyncDetections),
+                  intField("async_delay_frames", &Config::tracking, &TrackingConfig::asyncDelayFrames, closed(0, 100)),
+                  boolField("pose_filter", &Config::tracking, &TrackingConfig::poseFilter),
+                  numberField("pose_filter_min_cutoff_hz", &Config::tracking, &TrackingConfig::poseFilterMinCutoffHz,
+                              above(0)),
+                  numberField("pose_filter_beta", &Config::tracking, &TrackingConfig::poseFilterBeta, atLeast(0))}});
     s.push_back({"motion", {enumField("model", &Config::motion, &MotionConfig::model, kMotionModels)}});
     s.push_back({"pose", {boolField("refine", &Config::pose, &PoseConfig::refine)}});
     s.push_back({"camera",
@@ -685,6 +693,7 @@ std::string_view toString(MatcherBackend value) { return nameOf(kBackends, value
 std::string_view toString(DescriptorBackend value) { return nameOf(kDescriptorBackends, value); }
 std::string_view toString(RansacMethod value) { return nameOf(kRansacMethods, value); }
 std::string_view toString(MotionModel value) { return nameOf(kMotionModels, value); }
+std::string_view toString(AsyncDetection value) { return nameOf(kAsyncDetections, value); }
 
 std::optional<DescriptorType> parseDescriptorType(std::string_view name) { return valueOf(kDescriptorTypes, name); }
 std::optional<DescriptorOrientation> parseDescriptorOrientation(std::string_view name) {
@@ -697,6 +706,7 @@ std::optional<DescriptorBackend> parseDescriptorBackend(std::string_view name) {
 }
 std::optional<RansacMethod> parseRansacMethod(std::string_view name) { return valueOf(kRansacMethods, name); }
 std::optional<MotionModel> parseMotionModel(std::string_view name) { return valueOf(kMotionModels, name); }
+std::optional<AsyncDetection> parseAsyncDetection(std::string_view name) { return valueOf(kAsyncDetections, name); }
 
 // --- Config ----------------------------------------------------------------------------------
 

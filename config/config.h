@@ -82,6 +82,14 @@ enum class MotionModel {
   ConstantAcceleration,  ///< "constant_acceleration": the frame-to-frame motion changes as it last changed.
 };
 
+/// Where the detection lane (and a database's recogniser) runs (../shared/DESIGN.md, "Threads
+/// and frame time").
+enum class AsyncDetection {
+  Off,   ///< "off": in process(), on the camera thread (the lanes as before async existed).
+  On,    ///< "on": on a worker thread; process() returns after the tracking lane.
+  Auto,  ///< "auto": on where the machine has at least 2 cores (not in the web build), else off.
+};
+
 /// @{
 /// The YAML name of an enum value ("surf64", "usac_accurate", ...).
 std::string_view toString(DescriptorType value);
@@ -91,6 +99,7 @@ std::string_view toString(MatcherBackend value);
 std::string_view toString(DescriptorBackend value);
 std::string_view toString(RansacMethod value);
 std::string_view toString(MotionModel value);
+std::string_view toString(AsyncDetection value);
 /// @}
 
 /// @{
@@ -102,6 +111,7 @@ std::optional<MatcherBackend> parseMatcherBackend(std::string_view name);
 std::optional<DescriptorBackend> parseDescriptorBackend(std::string_view name);
 std::optional<RansacMethod> parseRansacMethod(std::string_view name);
 std::optional<MotionModel> parseMotionModel(std::string_view name);
+std::optional<AsyncDetection> parseAsyncDetection(std::string_view name);
 /// @}
 
 // --- Sections ------------------------------------------------------------------------------
@@ -308,6 +318,31 @@ struct TrackingConfig {
   /// targets a search that found some is repeated at once, theirs masked too); 0 = only when
   /// none is tracked or the last search found one. Integer >= 0. Default 5.
   int searchEvery = 5;
+  /// `async_detection`: off | on | auto. Where the detection lane and a database's recogniser run:
+  /// on a worker thread (on), on a copy of the frame, while process() returns after the tracking
+  /// lane; a detection finished for frame k is carried to the current frame by the tracking lane
+  /// before it is reported, so a target is reported found a few frames after it came into view.
+  /// off keeps them in process() (each detection in its own frame). auto: on with at least 2 cores
+  /// (std::thread::hardware_concurrency), off with one and in the web build. The programs
+  /// (nft_replay, nft_eval) run off unless asked (--realtime), to stay deterministic. off | on |
+  /// auto. Default off.
+  AsyncDetection asyncDetection = AsyncDetection::Off;
+  /// `async_delay_frames`: > 0 replays what the worker does deterministically: each detection runs
+  /// in process() on frame k but is applied on frame k + N, as if a worker had taken N frames
+  /// (whatever async_detection says); 0 = a real worker or none, as async_detection says.
+  /// Integer in [0, 100]. Default 0.
+  int asyncDelayFrames = 0;
+  /// `pose_filter`: smooth what is reported and rendered: each found target's corners through the
+  /// One Euro filter (Casiez, Roussel, Vogel, CHI 2012; tracker/one_euro_filter.h), its
+  /// homography and pose recomputed from them. Less jitter on a still camera, a little lag when
+  /// moving. The programs' accuracy figures are then the filtered corners'. Boolean. Default false.
+  bool poseFilter = false;
+  /// `pose_filter_min_cutoff_hz`: the filter's cutoff at rest, Hz (lower: steadier at rest, more lag
+  /// when the camera starts to move). Number > 0. Default 1.0.
+  double poseFilterMinCutoffHz = 1.0;
+  /// `pose_filter_beta`: how fast the cutoff rises with the corners' speed, Hz per pixel/s (higher:
+  /// less lag when moving). Number >= 0. Default 0.3.
+  double poseFilterBeta = 0.3;
 };
 
 /// `motion:` pose prediction between frames.

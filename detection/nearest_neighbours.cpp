@@ -21,8 +21,12 @@ constexpr int kColumnBlock = 2 * kLanes;
 constexpr float kInfinity = std::numeric_limits<float>::infinity();
 
 // On x86-64 Linux, one copy of the search for AVX2 + FMA (x86-64-v3) and one for the baseline,
-// chosen once at load time (an ifunc); elsewhere the compiler's target only.
-#if defined(__x86_64__) && defined(__linux__) && !defined(__EMSCRIPTEN__)
+// chosen once at load time (an ifunc); elsewhere the compiler's target only. Not under
+// ThreadSanitizer: the ifunc's resolver runs while the loader relocates, before TSan's runtime is
+// set up, and TSan-instrumented code there crashes the program at load (gcc 12).
+#if defined(__SANITIZE_THREAD__)
+#define NFT_WIDEST_VECTORS
+#elif defined(__x86_64__) && defined(__linux__) && !defined(__EMSCRIPTEN__)
 #define NFT_WIDEST_VECTORS __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define NFT_WIDEST_VECTORS

@@ -156,6 +156,9 @@ class FrameResult:
     def frame_size(self) -> Tuple[int, int]:
         """(width, height), pixels."""
     @property
+    def search_in_flight(self) -> bool:
+        """True while a search runs on the detection worker (tracking.async_detection)."""
+    @property
     def targets(self) -> List[TargetResult]: ...
     @property
     def timings(self) -> Dict[str, float]:

@@ -435,6 +435,9 @@ homography, corners, R, rvec and tvec are None when found is False.)doc")
                              "The timestamp given to process(), nanoseconds.")
       .def_property_readonly("frame_size", [](const PyFrameResult& r) { return sizeTuple(r.result->frameSize); },
                              "(width, height) of the frame, pixels.")
+      .def_property_readonly("search_in_flight", [](const PyFrameResult& r) { return r.result->searchInFlight; },
+                             "True while a search for targets runs on the detection worker (config "
+                             "tracking.async_detection); what it finds is reported on a later frame.")
       .def_property_readonly(
           "targets",
           [](PyFrameResult& r) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI's second half (issue 11), after ./scripts/test.sh: the whole test suite again under
 # AddressSanitizer + UndefinedBehaviorSanitizer + LeakSanitizer (the asan preset; leaks of the
-# graphics driver and camera libraries suppressed by tests/lsan.supp), then each libFuzzer target
+# graphics driver and camera libraries suppressed by tests/lsan.supp), the session tests under
+# ThreadSanitizer (the tsan preset, issue 33), then each libFuzzer target
 # of tests/fuzz/ for 30 s on its seed corpus (scripts/fuzz.sh). About 15 minutes on 2 cores
 # without ccache's hits: asan build ~10, asan suite ~2, fuzz build + runs ~3. Each stage prints
 # its time (scripts/lib/stages.sh).
@@ -13,5 +14,11 @@ stage "install the Debian packages (all groups)" scripts/install-deps.sh all
 stage "configure (asan preset)" cmake --preset asan
 stage "build (asan preset: ASan + UBSan + LSan)" cmake --build --preset asan
 stage "test suite under ASan + UBSan + LSan" ctest --preset asan -j "$(nproc)"
+# The Session's tests under ThreadSanitizer: the detection worker (session/async_detector.h),
+# four Sessions on four threads; the GL driver's and FFmpeg's own threads suppressed by
+# tests/tsan.supp.
+stage "configure (tsan preset)" cmake --preset tsan
+stage "build (tsan preset: the session tests)" cmake --build --preset tsan
+stage "session tests under ThreadSanitizer" ctest --preset tsan -j "$(nproc)"
 stage "fuzzing the file loaders, 30 s each" scripts/fuzz.sh --seconds 30
 [ -n "${NFT_CI:-}" ] || stage_summary

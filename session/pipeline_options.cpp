@@ -3,11 +3,24 @@
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include <opencv2/calib3d.hpp>
 
 namespace nft::session {
 namespace {
+
+/// tracking.async_detection resolved: auto is on with at least 2 cores (a worker beside the camera
+/// thread); the web build has no threads (WebGL contexts cannot be shared with a worker either).
+bool asyncDetectionOn(config::AsyncDetection a) {
+#ifdef __EMSCRIPTEN__
+  (void)a;
+  return false;
+#else
+  if (a == config::AsyncDetection::Auto) return std::thread::hardware_concurrency() >= 2;
+  return a == config::AsyncDetection::On;
+#endif
+}
 
 detection::DescriptorStorage storageOf(config::DescriptorStorage s) {
   switch (s) {
@@ -124,6 +137,19 @@ PipelineOptions pipelineOptions(const config::Config& c, const std::string& /*so
   p.tracker.retrackLostFrames = c.tracking.retrackLostFrames;
   p.tracker.refineDetections = c.tracking.refineDetections;
   p.finalRefinement = c.tracking.finalRefinement;
+  p.asyncDetection = asyncDetectionOn(c.tracking.asyncDetection);
+  p.asyncDelayFrames = c.tracking.asyncDelayFrames;
+  p.poseFilter = c.tracking.poseFilter;
+  p.poseFilterOptions.minCutoffHz = c.tracking.poseFilterMinCutoffHz;
+  p.poseFilterOptions.beta = c.tracking.poseFilterBeta;
+  if ((p.asyncDetection || p.asyncDelayFrames > 0) && (!c.tracking.enabled || c.tracking.redetectEvery > 0)) {
+    if (c.tracking.asyncDetection == config::AsyncDetection::On || p.asyncDelayFrames > 0)
+      p.warnings.push_back(std::string(!c.tracking.enabled ? "tracking.enabled = false" : "tracking.redetect_every > 0") +
+                           ": the detection lane runs in process() (tracking.async_detection and "
+                           "async_delay_frames need the tracking lane between detections)");
+    p.asyncDetection = false;
+    p.asyncDelayFrames = 0;
+  }
   p.tracker.regionDetection = c.tracking.regionDetection;
   p.tracker.regionMargin = c.tracking.regionMargin;
   p.tracker.motion = c.motion.model == config::MotionModel::None ? tracker::MotionModelKind::None

@@ -18,6 +18,7 @@
 #include "detection/target_trainer.h"
 #include "render/renderer.h"
 #include "tracker/camera_calibration.h"
+#include "tracker/one_euro_filter.h"
 #include "tracker/tracker.h"
 
 namespace nft::session {
@@ -45,6 +46,18 @@ struct PipelineOptions {
   int maxTargets = 8;
   int searchEvery = 5;
   int shortlist = 3;
+  /// config tracking.async_detection, resolved (auto: at least 2 cores, never in the web build):
+  /// the detection lane and the recogniser run on a worker thread (session/async_detector.h).
+  /// Off, as well, where it cannot work: tracking.enabled false (detection on every frame) and
+  /// tracking.redetect_every > 0 (a warning says so).
+  bool asyncDetection = false;
+  /// config tracking.async_delay_frames: > 0 runs each detection in process() and applies it that
+  /// many frames later (a worker's delay, replayed deterministically); 0 = none.
+  int asyncDelayFrames = 0;
+  /// config tracking.pose_filter, pose_filter_min_cutoff_hz, pose_filter_beta: reported corners
+  /// smoothed by the One Euro filter (TargetTracking::smooth).
+  bool poseFilter = false;
+  tracker::OneEuroOptions poseFilterOptions;
   /// config tracking.final_refinement: found targets' homographies refined on the full frame
   /// (tracker/homography_refiner.h).
   bool finalRefinement = true;

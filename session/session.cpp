@@ -289,6 +289,8 @@ struct Session::Impl {
     tracking->track(image, r);
     for (TargetResult& t : r.targets) working->toFrame(t);
     tracking->refine(full, *calibration, working->factor(), r);
+    tracking->smooth(*calibration, r);
+    r.searchInFlight = tracking->searchInFlight();
     lastView = view;
     ++frames;
     r.timings.total = msSince(start);

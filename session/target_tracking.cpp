@@ -86,12 +86,27 @@ void addDetection(FrameTimings& f, const tracker::DetectionTimings& t) {
   f.detectionPose += t.pose;
 }
 
+/// The corners of a w × h target under H (target → frame pixels): UL, UR, LR, LL.
+std::vector<cv::Point2f> cornersOf(const cv::Matx33d& H, cv::Size size) {
+  const double w = size.width, h = size.height;
+  std::vector<cv::Point2f> corners;
+  for (const cv::Point2d& c : {cv::Point2d(0, 0), cv::Point2d(w, 0), cv::Point2d(w, h), cv::Point2d(0, h)}) {
+    const cv::Vec3d p = H * cv::Vec3d(c.x, c.y, 1);
+    corners.emplace_back(static_cast<float>(p[0] / p[2]), static_cast<float>(p[1] / p[2]));
+  }
+  return corners;
+}
+
 std::string typeText(const detection::TargetModel& m) {
   return std::string(m.descriptorType == detection::DescriptorType::Surf64 ? "surf64" : "surf36") + "/" +
          (m.orientation == detection::Orientation::Oriented ? "oriented" : "upright");
 }
 
 }  // namespace
+
+TargetTracking::TargetTracking(const PipelineOptions& options) : options_(options) {
+  if (options_.asyncDetection || options_.asyncDelayFrames > 0) async_.emplace(options_.asyncDelayFrames);
+}
 
 TargetTracking::~TargetTracking() = default;
 TargetTracking::TargetTracking(TargetTracking&&) noexcept = default;
@@ -201,36 +216,14 @@ void TargetTracking::setCalibration(const tracker::CameraCalibration& calibratio
   rebuildLanes();
 }
 
-void TargetTracking::rebuildLanes() {
-  if (!calibration_ || gpuReleased_) return;
-  if (targets_.empty()) {
-    single_.reset();
-    recognizer_.reset();
-    return;
-  }
-  if (targets_.size() == 1) {
-    recognizer_.reset();
-    Target& only = targets_.front();
-    // From several targets to one: the one left goes on from where its tracking lane was.
-    std::optional<cv::Matx33d> carried;
-    if (only.lane && only.framesSinceFound >= 0) carried = only.lane->lastHomography();
-    only.lane.reset();
-    only.framesSinceFound = -1;
-    if (!single_) {
-      try {
-        single_.emplace(*caps_, *only.model, *calibration_, options_.tracker);
-      } catch (const std::invalid_argument& e) {
-        throw InputError("target '" + only.info.name + "' cannot be tracked: " + e.what());
-      }
-      if (carried) single_->initialise(*carried);
-    }
-    return;
-  }
-  // From one target to several (the one tracked alone is the first): it goes on in its own
-  // tracking lane instead of being searched for again.
-  if (single_ && single_->hasTarget() && options_.tracker.trackingEnabled)
-    startLane(targets_.front(), *single_->lastHomography());
-  single_.reset();
+tracker::MultiTargetDetectorOptions TargetTracking::recognizerOptions() const {
+  tracker::MultiTargetDetectorOptions mo;
+  mo.lane = options_.tracker.detection;
+  mo.shortlist = options_.shortlist;
+  return mo;
+}
+
+void TargetTracking::ensureWords() {
   if (!vocabulary_) {
     // Words for the targets added one by one: a small tree over all their descriptors (a
     // database brings its own, trained by nft_train over the whole database).
@@ -246,13 +239,55 @@ void TargetTracking::rebuildLanes() {
   }
   for (Target& t : targets_)
     if (t.words.empty()) t.words = vocabulary_->quantize(t.model->descriptors);
+}
+
+void TargetTracking::rebuildLanes() {
+  if (!calibration_ || gpuReleased_) return;
+  if (targets_.empty()) {
+    single_.reset();
+    recognizer_.reset();
+    if (async_) async_->clear();
+    return;
+  }
+  if (targets_.size() == 1) {
+    recognizer_.reset();
+    Target& only = targets_.front();
+    // From several targets to one: the one left goes on from where its tracking lane was.
+    std::optional<cv::Matx33d> carried;
+    if (only.lane && only.framesSinceFound >= 0) carried = only.lane->lastHomography();
+    only.lane.reset();
+    only.framesSinceFound = -1;
+    try {
+      if (!single_) {
+        // Asynchronous: the tracking lane here, the detection lane in async_.
+        tracker::TrackerOptions o = options_.tracker;
+        o.detectionEnabled = !async_;
+        single_.emplace(*caps_, *only.model, *calibration_, o);
+        if (carried) single_->initialise(*carried);
+      }
+      if (async_) async_->setSingle(*caps_, *calibration_, SingleLaneSpec{only.info.id, only.model, options_.tracker});
+    } catch (const std::invalid_argument& e) {
+      throw InputError("target '" + only.info.name + "' cannot be tracked: " + e.what());
+    }
+    return;
+  }
+  // From one target to several (the one tracked alone is the first): it goes on in its own
+  // tracking lane instead of being searched for again.
+  if (single_ && single_->hasTarget() && options_.tracker.trackingEnabled)
+    startLane(targets_.front(), *single_->lastHomography());
+  single_.reset();
+  ensureWords();
+  const detection::TargetModel& first = *targets_.front().model;
+  if (async_) {  // the recogniser of every target, rebuilt in the worker
+    RecognizerSpec spec{*vocabulary_, first.descriptorType, first.orientation, recognizerOptions(), {}};
+    for (const Target& t : targets_) spec.targets.push_back({t.info.id, t.model, t.words});
+    async_->setSeveral(*caps_, *calibration_, std::move(spec));
+    return;
+  }
   if (!recognizer_) {
     for (Target& t : targets_) t.recognized = false;
-    tracker::MultiTargetDetectorOptions mo;
-    mo.lane = options_.tracker.detection;
-    mo.shortlist = options_.shortlist;
-    const detection::TargetModel& first = *targets_.front().model;
-    recognizer_.emplace(*caps_, *calibration_, *vocabulary_, first.descriptorType, first.orientation, mo);
+    recognizer_.emplace(*caps_, *calibration_, *vocabulary_, first.descriptorType, first.orientation,
+                        recognizerOptions());
   }
   for (Target& t : targets_)
     if (!t.recognized) {
@@ -263,10 +298,70 @@ void TargetTracking::rebuildLanes() {
 
 void TargetTracking::track(const cv::Mat& image, FrameResult& result) {
   if (targets_.size() == 1 && single_)
-    trackOne(image, result);
-  else if (targets_.size() > 1 && (recognizer_ || gpuReleased_))
+    async_ ? trackOneAsync(image, result) : trackOne(image, result);
+  else if (targets_.size() > 1 && (recognizer_ || gpuReleased_ || async_))
     trackSeveral(image, result);
   ++frames_;
+}
+
+bool TargetTracking::searchInFlight() const { return async_ && async_->busy(); }
+
+const cv::Mat& TargetTracking::grayOf(const cv::Mat& image) {
+  if (image.channels() == 1) return image;
+  cv::cvtColor(image, gray_, cv::COLOR_BGR2GRAY);
+  return gray_;
+}
+
+double TargetTracking::carrySearchPx(long long searchedFrame) const {
+  return frames_ > searchedFrame ? options_.tracker.tracking.recoverySearchPx : 0.0;
+}
+
+void TargetTracking::trackOneAsync(const cv::Mat& image, FrameResult& result) {
+  Target& only = targets_.front();
+  // 1. A search finished since the last frame: the tracking lane starts from what it found (in
+  //    its frame), searching around it in this one. A target re-found by the tracking lane's
+  //    retries meanwhile keeps its track.
+  bool carried = false;
+  if (std::optional<SearchOutcome> o = async_->poll(frames_)) {
+    if (!o->detections.empty() && !single_->hasTarget()) {
+      single_->initialise(o->detections.front().detection.homography, carrySearchPx(o->frame));
+      carried = true;
+    }
+    lastSearchRejection_ = o->detections.empty() ? "detection on frame " + std::to_string(o->frame) + ": " + o->rejection
+                                                 : "detection on frame " + std::to_string(o->frame) +
+                                                       " found the target, but the tracking lane lost it since";
+  }
+  // 2. The tracking lane (no detection lane of its own).
+  const bool hadTarget = single_->hasTarget();
+  tracker::TrackResult t = single_->track(image);
+  result.timings.convert += t.timings.convert;
+  addTracking(result.timings, t.timings.tracking);
+  TargetResult r = resultOf(only.info, std::move(t));
+  if (r.found) {
+    only.framesSinceFound = 0;
+    only.lastFound = r.homography;
+    if (carried) r.state = TrackingState::Detecting;
+  } else if (only.framesSinceFound >= 0) {
+    ++only.framesSinceFound;
+  }
+  // 3. Not tracked: a search on a copy of this frame, unless one is in flight; first near where
+  //    the target was lost, shortly after a loss (TrackerOptions::regionDetection).
+  if (!r.found && !async_->busy() && async_->ready()) {
+    SearchRequest q;
+    q.frame = frames_;
+    q.gray = grayOf(image).clone();
+    if (only.lastFound && only.framesSinceFound >= 0 &&
+        only.framesSinceFound <= std::max(1, options_.tracker.retrackLostFrames))
+      q.near = only.lastFound;
+    async_->submit(std::move(q));
+  }
+  if (!r.found && !hadTarget) {  // searching, as the synchronous lanes' "detecting"
+    r.state = TrackingState::Detecting;
+    r.rejection = async_->busy() ? "searching: the detection of frame " + std::to_string(async_->inFlightFrame()) +
+                                       " is in flight" + (lastSearchRejection_.empty() ? "" : " (last: " + lastSearchRejection_ + ")")
+                                 : lastSearchRejection_;
+  }
+  result.targets.push_back(std::move(r));
 }
 
 void TargetTracking::trackOne(const cv::Mat& image, FrameResult& result) {
@@ -279,11 +374,7 @@ void TargetTracking::trackOne(const cv::Mat& image, FrameResult& result) {
 }
 
 void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
-  const cv::Mat* gray = &image;
-  if (image.channels() == 3) {
-    cv::cvtColor(image, gray_, cv::COLOR_BGR2GRAY);
-    gray = &gray_;
-  }
+  const cv::Mat* gray = &grayOf(image);
   // One pyramid of the frame for every lane, built when the first lane needs it (as each lane
   // built its own before: 8 lanes on the grid spent 0.5 ms a frame on 8 identical pyramids).
   bool pyramidBuilt = false;
@@ -321,6 +412,60 @@ void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
   //    frames, and on the frame after a search that found one (where one print was found others
   //    often are in view: the 8-print grid is acquired in a few consecutive searches instead of
   //    one every search_every frames), within max_targets.
+  // A target lost in step 1 and found again below is reported once, as detected; the next round
+  // (or search) skips it and masks its quad.
+  const auto report = [&](size_t index, TargetResult r) {
+    reported.erase(std::remove_if(reported.begin(), reported.end(), [&](const auto& p) { return p.first == index; }),
+                   reported.end());
+    found.push_back(targets_[index].info.id);
+    masks.push_back(r.corners);
+    reported.emplace_back(index, std::move(r));
+  };
+  const auto indexOf = [&](int id) -> std::optional<size_t> {
+    for (size_t i = 0; i < targets_.size(); ++i)
+      if (targets_[i].info.id == id) return i;
+    return std::nullopt;
+  };
+  if (async_) {
+    // 2'. Asynchronous: a finished search's targets (found on an earlier frame) are carried to
+    //     this frame by their tracking lanes and reported when those find them; then a new search
+    //     on a copy of this frame when one is due (as below) and none is in flight.
+    bool outcomeFound = false;
+    if (std::optional<SearchOutcome> o = async_->poll(frames_)) {
+      outcomeFound = !o->detections.empty();
+      for (const tracker::TargetDetection& d : o->detections) {
+        const std::optional<size_t> index = indexOf(d.target);
+        if (!index || std::find(found.begin(), found.end(), d.target) != found.end()) continue;
+        if (static_cast<int>(found.size()) >= options_.maxTargets) break;
+        Target& t = targets_[*index];
+        startLane(t, d.detection.homography, carrySearchPx(o->frame));
+        tracker::TrackResult carried = t.lane->track(framePyramid());
+        addTracking(result.timings, carried.timings.tracking);
+        if (!carried.found) {
+          t.framesSinceFound = -1;
+          continue;
+        }
+        TargetResult r = resultOf(t.info, std::move(carried));
+        r.state = TrackingState::Detecting;
+        report(*index, std::move(r));
+      }
+    }
+    const int room = options_.maxTargets - static_cast<int>(found.size());
+    const bool due = found.empty() || outcomeFound ||
+                     (options_.searchEvery > 0 && frames_ - lastSubmitted_ >= options_.searchEvery);
+    if (due && room > 0 && async_->ready() && !async_->busy()) {
+      SearchRequest q;
+      q.frame = frames_;
+      q.gray = gray->clone();
+      q.excluded = found;
+      q.masks = masks;
+      q.room = room;
+      const tracker::MultiTargetDetectorOptions mo = recognizerOptions();
+      q.rounds = mo.verifyAllUpTo > 0 && static_cast<int>(targets_.size()) <= mo.verifyAllUpTo ? kSearchRoundsPerFrame : 1;
+      async_->submit(std::move(q));
+      lastSubmitted_ = frames_;
+    }
+  }
   const bool search = found.empty() || lastSearchFound_ ||
                       (options_.searchEvery > 0 && frames_ % options_.searchEvery == 0);
   lastSearchFound_ = false;
@@ -340,10 +485,10 @@ void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
     lastSearchFound_ = !detections.empty();
     if (detections.empty()) break;
     for (const tracker::TargetDetection& d : detections) {
-      const auto it = std::find_if(targets_.begin(), targets_.end(), [&](const Target& t) { return t.info.id == d.target; });
-      if (it == targets_.end()) continue;
-      Target& t = *it;
-      const size_t index = static_cast<size_t>(it - targets_.begin());
+      const std::optional<size_t> slot = indexOf(d.target);
+      if (!slot) continue;
+      const size_t index = *slot;
+      Target& t = targets_[index];
       TargetResult r = resultOf(t.info, d.detection);
       if (options_.tracker.trackingEnabled) {
         startLane(t, d.detection.homography);
@@ -358,13 +503,7 @@ void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
           }
         }
       }
-      // A target lost in step 1 and found again here is reported once, as detected.
-      reported.erase(std::remove_if(reported.begin(), reported.end(), [&](const auto& p) { return p.first == index; }),
-                     reported.end());
-      // The next round skips it and masks its quad.
-      found.push_back(t.info.id);
-      masks.push_back(r.corners);
-      reported.emplace_back(index, std::move(r));
+      report(index, std::move(r));
     }
   }
   std::sort(reported.begin(), reported.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -428,13 +567,7 @@ void TargetTracking::refine(const cv::Mat& frame, const tracker::CameraCalibrati
       continue;
     }
     r.homography = *refined.homography;
-    const double w = size.width, h = size.height;
-    std::vector<cv::Point2f> corners;
-    for (const cv::Point2d& c : {cv::Point2d(0, 0), cv::Point2d(w, 0), cv::Point2d(w, h), cv::Point2d(0, h)}) {
-      const cv::Vec3d p = r.homography * cv::Vec3d(c.x, c.y, 1);
-      corners.emplace_back(static_cast<float>(p[0] / p[2]), static_cast<float>(p[1] / p[2]));
-    }
-    r.corners = std::move(corners);
+    r.corners = cornersOf(r.homography, size);
     r.pose.rvec = pose.rvec;
     r.pose.t = pose.tvec;
     cv::Rodrigues(pose.rvec, r.pose.R);
@@ -442,13 +575,48 @@ void TargetTracking::refine(const cv::Mat& frame, const tracker::CameraCalibrati
   result.timings.refine += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-void TargetTracking::startLane(Target& t, const cv::Matx33d& homography) {
+void TargetTracking::smooth(const tracker::CameraCalibration& calibration, FrameResult& result) {
+  if (!options_.poseFilter) return;
+  const long long frame = frames_ - 1;  // track() counted this frame already
+  for (TargetResult& r : result.targets) {
+    Target& t = find(r.id, "smooth");
+    if (!r.found || r.corners.size() != 4) {
+      t.lastSmoothedFrame = -1;
+      continue;
+    }
+    if (!t.cornerFilter) t.cornerFilter.emplace(options_.poseFilterOptions);
+    if (t.lastSmoothedFrame != frame - 1) t.cornerFilter->reset();
+    const double dt = result.timestampNs > 0 && t.lastSmoothedNs > 0 && result.timestampNs > t.lastSmoothedNs
+                          ? 1e-9 * static_cast<double>(result.timestampNs - t.lastSmoothedNs)
+                          : 1.0 / 30.0;
+    t.lastSmoothedFrame = frame;
+    t.lastSmoothedNs = result.timestampNs;
+    const std::vector<cv::Point2f> filtered = t.cornerFilter->filter(r.corners, dt);
+    const cv::Size size = t.model->image.size();
+    const float w = static_cast<float>(size.width), h = static_cast<float>(size.height);
+    const std::vector<cv::Point2f> targetCorners = {{0, 0}, {w, 0}, {w, h}, {0, h}};
+    const cv::Matx33d H = cv::getPerspectiveTransform(targetCorners, filtered);
+    tracker::Pose pose;
+    try {
+      pose = tracker::poseFromHomography(calibration, H, size, t.model->metresPerPixel(), 3, false);
+    } catch (const std::exception&) {  // a quad no camera makes: report the unfiltered one
+      continue;
+    }
+    r.homography = H * (1.0 / H(2, 2));
+    r.corners = filtered;
+    r.pose.rvec = pose.rvec;
+    r.pose.t = pose.tvec;
+    cv::Rodrigues(pose.rvec, r.pose.R);
+  }
+}
+
+void TargetTracking::startLane(Target& t, const cv::Matx33d& homography, double searchRangePx) {
   if (!t.lane) {
     tracker::TrackerOptions o = options_.tracker;
     o.detectionEnabled = false;
     t.lane.emplace(*caps_, *t.model, *calibration_, o);
   }
-  t.lane->initialise(homography);
+  t.lane->initialise(homography, searchRangePx);
   t.framesSinceFound = 0;
 }
 
@@ -461,16 +629,20 @@ void TargetTracking::startTracking(TargetId id, const cv::Matx33d& homography) {
 }
 
 void TargetTracking::resetTracking() {
+  if (async_) async_->cancel();
+  lastSearchRejection_.clear();
   if (single_) single_->reset();
   for (Target& t : targets_) {
     if (t.lane) t.lane->reset();
     t.framesSinceFound = -1;
+    t.lastFound.reset();
   }
 }
 
 void TargetTracking::releaseGpu() {
   if (single_) single_->releaseGpu();
   recognizer_.reset();
+  if (async_) async_->clear();  // its lanes and the worker's context
   gpuReleased_ = true;
 }
 

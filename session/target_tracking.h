@@ -12,6 +12,13 @@
 //   is repeated once on the same frame with theirs masked too. A target is reported at most
 //   once a frame.
 // Going from one target to several (or back) starts the tracking afresh.
+// With PipelineOptions::asyncDetection (or a replayed delay, asyncDelayFrames) the detection lane
+// or the recogniser runs in an AsyncDetector (session/async_detector.h) instead: track() takes a
+// finished search's outcome (for an earlier frame k), starts the tracking lane of each target it
+// found from its frame-k homography, searching recovery_search_px around it in this frame (the
+// carry to the current frame), and reports it only if that tracking finds it; then it submits a
+// new search on a copy of this frame when one is due (as the synchronous lanes would search) and
+// none is in flight. Targets being tracked are not searched for.
 // Internal to session/: the Session checks arguments and threads; GL work on its context.
 
 #include <memory>
@@ -26,11 +33,13 @@
 #include "detection/vocabulary.h"
 #include "gpu/capabilities.h"
 #include "nft/types.h"
+#include "session/async_detector.h"
 #include "session/pipeline_options.h"
 #include "tracker/camera_calibration.h"
 #include "tracker/frame_pyramid.h"
 #include "tracker/homography_refiner.h"
 #include "tracker/multi_target_detector.h"
+#include "tracker/one_euro_filter.h"
 #include "tracker/tracker.h"
 
 namespace nft::session {
@@ -39,7 +48,8 @@ namespace nft::session {
 /// call that builds or uses lanes (add, remove, setCalibration, track, restoreGpu).
 class TargetTracking {
  public:
-  explicit TargetTracking(const PipelineOptions& options) : options_(options) {}
+  /// @throws std::invalid_argument for options.asyncDelayFrames < 0.
+  explicit TargetTracking(const PipelineOptions& options);
   ~TargetTracking();
   TargetTracking(TargetTracking&&) noexcept;
   TargetTracking& operator=(TargetTracking&&) noexcept;
@@ -66,8 +76,11 @@ class TargetTracking {
   /// Tracks one frame (CV_8UC1 or CV_8UC3 BGR of the calibration's size) into result.targets
   /// (in the order of the targets) and the stage timings.
   void track(const cv::Mat& image, FrameResult& result);
-  /// Forgets what is tracked.
+  /// Forgets what is tracked (and a search in flight).
   void resetTracking();
+  /// True while a search submitted on an earlier frame has not been taken yet (asynchronous
+  /// detection only).
+  bool searchInFlight() const;
   /// The final refinement (PipelineOptions::finalRefinement): each found target of `result`, its
   /// results already in the pixels of `frame` (the full-resolution frame: CV_8UC1 or CV_8UC3),
   /// gets its homography refined on `frame` (tracker/homography_refiner.h; a target's refiner is
@@ -81,6 +94,13 @@ class TargetTracking {
   /// Adds the time to result.timings.refine.
   void refine(const cv::Mat& frame, const tracker::CameraCalibration& calibration, int workingFactor,
               FrameResult& result);
+  /// The pose filter (PipelineOptions::poseFilter; nothing when off): each found target of
+  /// `result` (its corners in the full frame's pixels) gets its corners through its
+  /// tracker::CornerFilter (One Euro, Casiez et al. CHI 2012), and its homography and pose (planar
+  /// PnP with `calibration`) from them. The time step is the timestamps' difference when both are
+  /// given (> 0 and increasing), else 1/30 s a frame; a target not found on the previous frame
+  /// starts its filter afresh. Call it after refine(), once a frame.
+  void smooth(const tracker::CameraCalibration& calibration, FrameResult& result);
   /// Starts tracking target `id` from a known homography (its model's pixels → this frame's
   /// pixels, e.g. an instant target's quad): the next track() follows it from there with the
   /// tracking lane, without a detection. Needs the calibration (setCalibration) and the GPU.
@@ -104,6 +124,9 @@ class TargetTracking {
     std::optional<cv::Point2d> lastCentre;  // its centre in the last refined frame (frame pixels)
     std::optional<cv::Point2d> lastMotion;  // lastCentre minus the centre the frame before it
     long long lastRefined = -1;             // that frame's number
+    std::optional<cv::Matx33d> lastFound;   // one target, asynchronous: where it was last found
+    std::optional<tracker::CornerFilter> cornerFilter;  // the pose filter's state
+    long long lastSmoothedFrame = -1, lastSmoothedNs = 0;
   };
 
   Target& find(TargetId id, const char* call);
@@ -112,10 +135,21 @@ class TargetTracking {
   /// Builds what the current targets need (single tracker, or vocabulary + recognizer); adds
   /// targets the recognizer does not know yet.
   void rebuildLanes();
+  /// Several targets: the vocabulary (trained over every target's descriptors unless a database
+  /// brought one) and each target's words.
+  void ensureWords();
   void trackOne(const cv::Mat& image, FrameResult& result);
   /// Several targets: target `t`'s tracking lane (built when missing) started from `homography`.
-  void startLane(Target& t, const cv::Matx33d& homography);
+  /// `searchRangePx`: the tracking lane's first search around it (Tracker::initialise).
+  void startLane(Target& t, const cv::Matx33d& homography, double searchRangePx = 0);
+  /// The first search range of a tracking lane started from a search of frame `searchedFrame`:
+  /// tracking.recovery_search_px when that is an earlier frame (the camera moved since), else 0.
+  double carrySearchPx(long long searchedFrame) const;
   void trackSeveral(const cv::Mat& image, FrameResult& result);
+  tracker::MultiTargetDetectorOptions recognizerOptions() const;
+  void trackOneAsync(const cv::Mat& image, FrameResult& result);
+  /// The grey frame (`image` itself or its conversion into gray_).
+  const cv::Mat& grayOf(const cv::Mat& image);
 
   PipelineOptions options_;
   std::optional<gpu::Capabilities> caps_;
@@ -133,6 +167,12 @@ class TargetTracking {
   /// The frame's pyramid, built once a frame for every tracking lane (trackSeveral) instead of
   /// once per lane: the lanes' levels are the same cv::pyrDown of the same frame either way.
   tracker::FramePyramid pyramid_;
+  /// Asynchronous detection (options_.asyncDetection or asyncDelayFrames > 0); destroyed first.
+  std::optional<AsyncDetector> async_;
+  /// One target, asynchronous: the rejection of the last search that found nothing.
+  std::string lastSearchRejection_;
+  /// Several targets, asynchronous: the frame of the last search submitted.
+  long long lastSubmitted_ = -1;
 };
 
 }  // namespace nft::session

@@ -73,6 +73,10 @@ void readRow(const Plan& plan, PairRow& row) {
     row.frames = report.at("frames").get<int>();
     row.found = report.at("found").get<int>();
     row.trackerFps = number(report.at("fps"), "tracker").value_or(0);
+    if (report.contains("process_ms") && report["process_ms"].is_object()) {
+      row.processP99Ms = number(report["process_ms"], "p99");
+      row.processMaxMs = number(report["process_ms"], "max");
+    }
     if (const nlohmann::json& gt = report.at("ground_truth"); gt.is_object()) {
       row.groundTruthFrames = gt.at("frames").get<int>();
       row.success5 = number(gt, "success_5px");
@@ -105,6 +109,11 @@ ConfigSummary summarise(const Collection& c, const std::string& hash) {
     s.frames += row.frames;
     s.found += row.found;
     if (row.trackerFps > 0) trackerSeconds += row.frames / row.trackerFps;
+    const auto worst = [](std::optional<double>& sum, const std::optional<double>& v) {
+      if (v && (!sum || *v > *sum)) sum = v;
+    };
+    worst(s.processP99Ms, row.processP99Ms);
+    worst(s.processMaxMs, row.processMaxMs);
     if (row.groundTruthFrames > 0) {
       s.groundTruthFrames += row.groundTruthFrames;
       s.errors.insert(s.errors.end(), row.errors.begin(), row.errors.end());

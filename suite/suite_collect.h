@@ -29,6 +29,9 @@ struct PairRow {
   std::optional<double> success5, success10;  ///< fraction of ground-truth frames within 5 / 10 px
   std::optional<double> medianErrorPx;        ///< median error of the found ground-truth frames, px
   double trackerFps = 0;                      ///< frames / the tracker's time (report "fps.tracker")
+  /// process()'s 99th-percentile and largest time per frame, ms (report "process_ms"; a report
+  /// of a build before it: none).
+  std::optional<double> processP99Ms, processMaxMs;
   double replaySeconds = 0, taskSeconds = 0;  ///< result.json's replay_s and task_s
   std::vector<double> errors;                 ///< per ground-truth frame, px; +inf: not found
   std::string host;                           ///< where it ran (host-pid)
@@ -47,6 +50,9 @@ struct ConfigSummary {
   int frames = 0, found = 0, groundTruthFrames = 0;  ///< summed over the finished clips
   std::optional<double> success5, success10, medianErrorPx;  ///< over every ground-truth frame
   double trackerFps = 0;  ///< Σ frames / Σ tracker time
+  /// The worst clip's process() p99 and largest time per frame, ms (percentiles of different
+  /// clips do not combine: the worst is what a user meets).
+  std::optional<double> processP99Ms, processMaxMs;
   std::vector<double> errors;  ///< every ground-truth frame's error (for the success curve)
 
   /// found / frames over the finished clips, in [0, 1] (0 without frames).

@@ -91,6 +91,8 @@ nlohmann::json resultsJson(const Collection& c) {
                     {"success_10px", optionalJson(r.success10)},
                     {"median_error_px", optionalJson(r.medianErrorPx)},
                     {"tracker_fps", ok ? nlohmann::json(r.trackerFps) : nlohmann::json(nullptr)},
+                    {"process_p99_ms", optionalJson(r.processP99Ms)},
+                    {"process_max_ms", optionalJson(r.processMaxMs)},
                     {"replay_s", r.status != "missing" ? nlohmann::json(r.replaySeconds) : nlohmann::json(nullptr)},
                     {"task_s", r.status != "missing" ? nlohmann::json(r.taskSeconds) : nlohmann::json(nullptr)},
                     {"host", r.host.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.host)}});
@@ -108,7 +110,9 @@ nlohmann::json resultsJson(const Collection& c) {
                        {"success_5px", optionalJson(s.success5)},
                        {"success_10px", optionalJson(s.success10)},
                        {"median_error_px", optionalJson(s.medianErrorPx)},
-                       {"tracker_fps", s.trackerFps > 0 ? nlohmann::json(s.trackerFps) : nlohmann::json(nullptr)}});
+                       {"tracker_fps", s.trackerFps > 0 ? nlohmann::json(s.trackerFps) : nlohmann::json(nullptr)},
+                       {"process_p99_ms", optionalJson(s.processP99Ms)},
+                       {"process_max_ms", optionalJson(s.processMaxMs)}});
   return {{"suite", c.plan.suite}, {"source", c.plan.source},       {"complete", c.complete()},
           {"pairs", c.rows.size()}, {"ok", c.ok},                    {"failed", c.failed},
           {"missing", c.missing},   {"swept_keys", c.plan.sweptKeys}, {"rows", rows},

@@ -56,6 +56,29 @@ void add(TrackingTimings& sum, const TrackingTimings& t) {
 
 }  // namespace
 
+std::optional<cv::Rect> detectionRegion(const cv::Matx33d& H, cv::Size targetSize, cv::Size frameSize,
+                                        double margin) {
+  cv::Point2d c[4];
+  projectTargetCorners(H, targetSize, c);
+  double x0 = c[0].x, x1 = c[0].x, y0 = c[0].y, y1 = c[0].y;
+  for (const cv::Point2d& p : c) {
+    if (!std::isfinite(p.x) || !std::isfinite(p.y)) return std::nullopt;
+    x0 = std::min(x0, p.x), x1 = std::max(x1, p.x), y0 = std::min(y0, p.y), y1 = std::max(y1, p.y);
+  }
+  const double mx = std::max(32.0, margin * (x1 - x0));
+  const double my = std::max(32.0, margin * (y1 - y0));
+  const cv::Rect frame(0, 0, frameSize.width, frameSize.height);
+  const double fx0 = std::clamp(x0 - mx, 0.0, static_cast<double>(frameSize.width));
+  const double fx1 = std::clamp(x1 + mx, 0.0, static_cast<double>(frameSize.width));
+  const double fy0 = std::clamp(y0 - my, 0.0, static_cast<double>(frameSize.height));
+  const double fy1 = std::clamp(y1 + my, 0.0, static_cast<double>(frameSize.height));
+  const cv::Rect region(cv::Point(static_cast<int>(fx0), static_cast<int>(fy0)),
+                        cv::Point(static_cast<int>(std::ceil(fx1)), static_cast<int>(std::ceil(fy1))));
+  const cv::Rect clipped = region & frame;
+  if (clipped.width < 32 || clipped.height < 32 || clipped.area() > 0.6 * frame.area()) return std::nullopt;
+  return clipped;
+}
+
 std::string toString(TrackerState state) {
   switch (state) {
     case TrackerState::Detecting: return "detecting";
@@ -114,6 +137,8 @@ struct Tracker::Impl {
   /// lane blurs its templates with; starts at TrackingLaneOptions::blurExposure.
   double exposure = options.tracking.blurExposure;
   long long frameCount = 0;  // track() calls so far
+  /// initialise(H, searchRangePx): the range of the next prediction's search (0: the usual one).
+  double nextSearchPx = 0;
 
   /// The frame's pyramid for the tracking lane (its time added to r's); nothing to do when the
   /// caller built it (track(pyramid)).
@@ -165,6 +190,7 @@ struct Tracker::Impl {
     // frames): 1.5 times it, plus a few pixels of tracking noise.
     const double miss = motion.lastMissPx(targetSize);
     if (miss > 0) prior.searchRangePx = 1.5 * miss + 4.0;
+    if (nextSearchPx > 0) prior.searchRangePx = std::max(prior.searchRangePx, nextSearchPx);
     return prior;
   }
 
@@ -180,31 +206,6 @@ struct Tracker::Impl {
     return prior;
   }
 
-  /// The region of the frame where the target under H lies, enlarged by regionMargin of its
-  /// size on every side (at least 32 px), clipped to the frame; std::nullopt when that is most
-  /// of the frame anyway (over 60 % of it) or nothing of it.
-  std::optional<cv::Rect> regionAround(const cv::Matx33d& H) const {
-    cv::Point2d c[4];
-    projectTargetCorners(H, targetSize, c);
-    double x0 = c[0].x, x1 = c[0].x, y0 = c[0].y, y1 = c[0].y;
-    for (const cv::Point2d& p : c) {
-      if (!std::isfinite(p.x) || !std::isfinite(p.y)) return std::nullopt;
-      x0 = std::min(x0, p.x), x1 = std::max(x1, p.x), y0 = std::min(y0, p.y), y1 = std::max(y1, p.y);
-    }
-    const double mx = std::max(32.0, options.regionMargin * (x1 - x0));
-    const double my = std::max(32.0, options.regionMargin * (y1 - y0));
-    const cv::Rect frame(0, 0, frameSize.width, frameSize.height);
-    const double fx0 = std::clamp(x0 - mx, 0.0, static_cast<double>(frameSize.width));
-    const double fx1 = std::clamp(x1 + mx, 0.0, static_cast<double>(frameSize.width));
-    const double fy0 = std::clamp(y0 - my, 0.0, static_cast<double>(frameSize.height));
-    const double fy1 = std::clamp(y1 + my, 0.0, static_cast<double>(frameSize.height));
-    const cv::Rect region(cv::Point(static_cast<int>(fx0), static_cast<int>(fy0)),
-                          cv::Point(static_cast<int>(std::ceil(fx1)), static_cast<int>(std::ceil(fy1))));
-    const cv::Rect clipped = region & frame;
-    if (clipped.width < 32 || clipped.height < 32 || clipped.area() > 0.6 * frame.area()) return std::nullopt;
-    return clipped;
-  }
-
   /// Detection (optionally refined by the tracking lane) into `r`; true when found. With `near`
   /// (where the target was last seen or predicted) and regionDetection on, the detection first
   /// looks in the region around it (cheaper), then in the whole frame.
@@ -213,7 +214,7 @@ struct Tracker::Impl {
     r.timings.detection = {};
     r.detectedInRegion = false;
     if (near && options.regionDetection)
-      if (const std::optional<cv::Rect> region = regionAround(*near)) {
+      if (const std::optional<cv::Rect> region = detectionRegion(*near, targetSize, frameSize, options.regionMargin)) {
         d = detectionLane->detect(gray, *region);
         addDetection(r.timings.detection, detectionLane->lastTimings());
         r.detectedInRegion = d.has_value();
@@ -301,6 +302,15 @@ void Tracker::initialise(const cv::Matx33d& homography) {
   impl_->lastFound = homography;
   impl_->framesLost = 0;
   impl_->framesSinceDetection = 0;
+  impl_->nextSearchPx = 0;
+}
+
+void Tracker::initialise(const cv::Matx33d& homography, double searchRangePx) {
+  if (!(searchRangePx >= 0) || !std::isfinite(searchRangePx))
+    throw std::invalid_argument("Tracker::initialise: search range " + std::to_string(searchRangePx) +
+                                " px: expected a finite number >= 0");
+  initialise(homography);
+  impl_->nextSearchPx = searchRangePx;
 }
 
 void Tracker::reset() {
@@ -348,6 +358,11 @@ void Tracker::trackGray(TrackResult& r, std::chrono::steady_clock::time_point st
   } release{s};
   ++s.frameCount;
   bool found = false;
+  // initialise(H, range)'s range holds for this frame's prediction only.
+  struct ConsumeRange {
+    Impl& s;
+    ~ConsumeRange() { s.nextSearchPx = 0; }
+  } consumeRange{s};
   const bool tracks = s.options.trackingEnabled && s.trackingLane;
   if (tracks) s.buildPyramid(r);  // without tracking, only when a detection is to be refined
   const std::optional<TrackingPrior> predicted = tracks ? s.predictedPrior() : std::nullopt;

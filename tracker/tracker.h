@@ -80,6 +80,13 @@ struct Capabilities;
 
 namespace nft::tracker {
 
+/// The region of a frame (frameSize) where the target (targetSize, its pixels) lies under H
+/// (target → frame pixels): the bounding box of its quad enlarged by `margin` times its width
+/// (height) on the left and right (top and bottom), at least 32 px, clipped to the frame.
+/// std::nullopt when that is most of the frame anyway (over 60 % of it), under 32 px on a side,
+/// or H maps a corner to infinity. The region of TrackerOptions::regionDetection.
+std::optional<cv::Rect> detectionRegion(const cv::Matx33d& H, cv::Size targetSize, cv::Size frameSize, double margin);
+
 /// Settings of Tracker.
 struct TrackerOptions {
   DetectionLaneOptions detection;
@@ -195,6 +202,11 @@ class Tracker {
   /// neighbourhood, e.g. ground truth or another detector's result): the next track() predicts
   /// from it. @throws std::invalid_argument if H is not finite.
   void initialise(const cv::Matx33d& homography);
+  /// The same, and the next track() searches at least `searchRangePx` frame pixels around H (the
+  /// tracking lane's coarse-to-fine search, TrackingPrior::searchRangePx): for a homography
+  /// found some frames ago, e.g. by a detection that ran on a worker while the camera moved on.
+  /// @throws std::invalid_argument if H is not finite or the range is negative or not finite.
+  void initialise(const cv::Matx33d& homography, double searchRangePx);
   /// Forgets the target: the next track() detects.
   void reset();
   /// The homography the next track() predicts from: the last one found (or given to

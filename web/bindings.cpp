@@ -108,6 +108,7 @@ val frameResult(const nft::FrameResult& r) {
   out.set("frame", static_cast<double>(r.frame));
   out.set("width", r.frameSize.width);
   out.set("height", r.frameSize.height);
+  out.set("searchInFlight", r.searchInFlight);  // always false: the web build detects in process()
   val targets = val::array();
   for (const nft::TargetResult& t : r.targets) targets.call<void>("push", targetResult(t));
   out.set("targets", targets);

@@ -56,6 +56,9 @@ export interface FrameResult {
   frame: number;
   width: number;
   height: number;
+  /** True while a search runs on a detection worker (native async_detection); always false in
+   *  the browser, where the detection runs in process(). */
+  searchInFlight: boolean;
   targets: TargetResult[];
   /** Time per stage of the process() call, milliseconds. */
   timingsMs: {

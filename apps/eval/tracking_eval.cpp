@@ -2,6 +2,8 @@
 
 #include "apps/eval/tracking_eval.h"
 
+#include "apps/replay/replay_report.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -139,6 +141,7 @@ TrackingReport evaluateTracking(const TrackingRequest& request) {
   // Cheap inputs first, so a typo fails before the GPU and the training.
   SessionOptions sessionOptions = replay::sessionOptions(request.configPath, request.calibrationPath);
   sessionOptions.eglPlatform = request.platform;
+  if (request.asyncDelayFrames >= 0) sessionOptions.config.tracking.asyncDelayFrames = request.asyncDelayFrames;
   std::shared_ptr<const replay::SyntheticSequence> synthetic;
   std::vector<replay::QuadCorners> truth;
   std::unique_ptr<replay::FrameSource> source;
@@ -308,8 +311,8 @@ void printTrackingSummary(std::ostream& out, const TrackingReport& report, int s
   out << " (" << report.renderer << ")\n";
   const bool subset = subsetFirst > 0 && subsetLast >= subsetFirst;
   char line[256];
-  std::snprintf(line, sizeof line, "  %-6s %9s %9s %12s %8s %10s", "method", "<=5px", "<=10px", "median err", "found",
-                "ms/frame");
+  std::snprintf(line, sizeof line, "  %-6s %9s %9s %12s %8s %10s %8s %8s", "method", "<=5px", "<=10px", "median err",
+                "found", "ms/frame", "p99 ms", "max ms");
   out << line;
   std::string subsetHeader;
   if (subset) subsetHeader = "frames " + std::to_string(subsetFirst) + "-" + std::to_string(subsetLast) + " <=10px";
@@ -317,9 +320,10 @@ void printTrackingSummary(std::ostream& out, const TrackingReport& report, int s
   for (const MethodResult& m : report.methods) {
     const double median = m.medianErrorPx();
     const std::string medianText = std::isfinite(median) ? formatDouble("%.2f px", median) : std::string("inf");
-    std::snprintf(line, sizeof line, "  %-6s %8.1f%% %8.1f%% %12s %7.1f%% %10.2f", m.method.c_str(),
+    const replay::FrameTimePercentiles p = replay::frameTimePercentiles(m.ms);
+    std::snprintf(line, sizeof line, "  %-6s %8.1f%% %8.1f%% %12s %7.1f%% %10.2f %8.2f %8.2f", m.method.c_str(),
                   100.0 * m.successRate(5.0), 100.0 * m.successRate(10.0), medianText.c_str(),
-                  100.0 * m.trackedFraction(), m.medianMs());
+                  100.0 * m.trackedFraction(), m.medianMs(), p.p99, p.max);
     out << line;
     if (subset) {
       const int count = std::max(0, std::min(subsetLast, m.frames()) - subsetFirst + 1);

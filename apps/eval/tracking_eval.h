@@ -58,6 +58,10 @@ struct TrackingRequest {
   /// that region rectified (session/frame_quad.h) as their target image. The first frame, where
   /// the quad is given, is not scored.
   bool initQuad = false;
+  /// >= 0: our Session applies each detection this many frames after its frame (config
+  /// tracking.async_delay_frames, a detection worker's delay replayed deterministically); -1: the
+  /// config's.
+  int asyncDelayFrames = -1;
 };
 
 /// One method's per-frame results. Frame i (from 0) is gt.tsv's frame i + 1.
@@ -109,7 +113,7 @@ TrackingReport evaluateTracking(const TrackingRequest& request);
 void writeCurveCsv(const std::string& path, const TrackingReport& report, double maxPx, double stepPx);
 
 /// Prints the side-by-side table: per method success at 5 and 10 px, median error, tracked
-/// fraction, median ms per frame and, when subsetFirst > 0, the frames subsetFirst..subsetLast
+/// fraction, median, p99 and largest ms per frame and, when subsetFirst > 0, the frames subsetFirst..subsetLast
 /// within 10 px.
 void printTrackingSummary(std::ostream& out, const TrackingReport& report, int subsetFirst, int subsetLast);
 

@@ -66,6 +66,32 @@ double ReplayStats::medianErrorPx() const {
   return median(std::move(finite));
 }
 
+FrameTimePercentiles frameTimePercentiles(std::vector<double> ms) {
+  FrameTimePercentiles p;
+  if (ms.empty()) {
+    p.p50 = p.p90 = p.p99 = p.max = std::numeric_limits<double>::quiet_NaN();
+    return p;
+  }
+  std::sort(ms.begin(), ms.end());
+  // Nearest rank: the smallest value with at least q of the values at or below it.
+  const auto rank = [&](double q) {
+    const size_t r = static_cast<size_t>(std::ceil(q * static_cast<double>(ms.size())));
+    return ms[std::clamp<size_t>(r, 1, ms.size()) - 1];
+  };
+  p.p50 = rank(0.50);
+  p.p90 = rank(0.90);
+  p.p99 = rank(0.99);
+  p.max = ms.back();
+  return p;
+}
+
+FrameTimePercentiles ReplayStats::processMs() const {
+  std::vector<double> ms;
+  ms.reserve(timings_.size());
+  for (const FrameTimings& t : timings_) ms.push_back(t.total);
+  return frameTimePercentiles(std::move(ms));
+}
+
 double ReplayStats::trackerFps() const {
   double ms = 0;
   for (const FrameTimings& t : timings_) ms += t.total;
@@ -130,6 +156,12 @@ nlohmann::json ReplayStats::toJson() const {
   double sum = 0;
   for (const FrameTimings& t : timings_) sum += t.total;
   j["mean_ms_total"] = number(frames() > 0 ? sum / frames() : std::numeric_limits<double>::quiet_NaN());
+  if (frames() > 0) {
+    const FrameTimePercentiles p = processMs();
+    j["process_ms"] = {{"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"max", p.max}};
+  } else {
+    j["process_ms"] = nullptr;
+  }
 
   if (errors_.empty()) {
     j["ground_truth"] = nullptr;

@@ -13,6 +13,15 @@
 
 namespace nft::replay {
 
+/// Percentiles of the time process() took over a replay's frames (FrameTimings::total), ms: a user
+/// judges a tracker by its worst frames (../shared/DESIGN.md, "Threads and frame time").
+struct FrameTimePercentiles {
+  double p50 = 0, p90 = 0, p99 = 0, max = 0;  ///< nearest-rank percentiles and the largest; NaN without frames
+};
+
+/// The nearest-rank percentiles p50, p90, p99 and the largest of `ms`, NaN each when empty.
+FrameTimePercentiles frameTimePercentiles(std::vector<double> ms);
+
 /// Accumulates per-frame outcomes. Not thread-safe.
 class ReplayStats {
  public:
@@ -40,6 +49,8 @@ class ReplayStats {
   /// Frames per second of tracker + rendering: frames / Σ (total + render); NaN when nothing
   /// was rendered.
   double pipelineFps() const;
+  /// Percentiles of process()'s time over the frames (FrameTimings::total).
+  FrameTimePercentiles processMs() const;
 
   /// The summary:
   /// { "frames", "found", "found_fraction", "states": {detecting, tracking, lost},
@@ -48,6 +59,7 @@ class ReplayStats {
   ///   "median_ms": {convert, detect, describe, match, ransac, pose, tracking_pyramid,
   ///   tracking_coarse, tracking_fine, tracking_pose, total, render} (medians over the frames in
   ///   which the stage ran, null when it never did), "mean_ms_total",
+  ///   "process_ms": {"p50", "p90", "p99", "max"} (processMs(); null without frames),
   ///   "ground_truth": null | {"frames", "success_5px", "success_10px", "median_error_px",
   ///   "mean_error_px" (found frames), "failed_not_found"} }.
   nlohmann::json toJson() const;

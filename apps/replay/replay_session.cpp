@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -136,6 +137,10 @@ void printSummary(const ReplayStats& stats, const RunInfo& info) {
               std::isfinite(stats.trackerFps()) ? stats.trackerFps() : 0.0);
   if (info.rendered) std::printf(", with rendering %.1f fps", std::isfinite(stats.pipelineFps()) ? stats.pipelineFps() : 0.0);
   std::printf(" (decode/encode excluded); wall %.1f s\n", info.wallSeconds);
+  if (n > 0) {
+    const FrameTimePercentiles p = stats.processMs();
+    std::printf("nft_replay: process() time p50 %.2f, p90 %.2f, p99 %.2f, max %.2f ms\n", p.p50, p.p90, p.p99, p.max);
+  }
   if (!info.scoredTarget.empty()) {
     std::vector<std::pair<std::string, int>> found(info.foundFrames.begin(), info.foundFrames.end());
     std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -163,6 +168,8 @@ SessionOptions sessionOptions(const std::string& configPath, const std::string& 
       throw std::runtime_error("calibration file '" + calibrationPath + "' does not exist");
     o.config.camera.calibration = calibrationPath;
   }
+  if (o.config.tracking.asyncDetection == config::AsyncDetection::Auto)
+    o.config.tracking.asyncDetection = config::AsyncDetection::Off;
   return o;
 }
 
@@ -208,6 +215,8 @@ int runReplay(const ReplayRequest& request) {
     if (!request.posesCsv.empty()) checkWritable(request.posesCsv, "--poses");
     if (!request.reportJson.empty()) checkWritable(request.reportJson, "--report");
     SessionOptions sessionOptions = replay::sessionOptions(request.configPath, request.calibrationPath);
+    if (request.asyncDelayFrames >= 0) sessionOptions.config.tracking.asyncDelayFrames = request.asyncDelayFrames;
+    if (request.realtime) sessionOptions.config.tracking.asyncDetection = config::AsyncDetection::On;
     info.configSource = sessionOptions.configSource;
     info.configYaml = config::toYaml(sessionOptions.config);
 
@@ -337,7 +346,13 @@ int runReplay(const ReplayRequest& request) {
                       : source->frameCount());
     cv::Mat output;
     bool stoppedEarly = false;  // by --frames, before the input's end
+    // --realtime: frame i is given to the Session at i / fps after the first, as a camera would.
+    const double realtimeFps = source->fps() > 0 ? source->fps() : 30.0;
+    const auto clockStart = Clock::now();
     for (int index = 0;; ++index) {
+      if (request.realtime)
+        std::this_thread::sleep_until(clockStart + std::chrono::duration_cast<Clock::duration>(
+                                                       std::chrono::duration<double>(index / realtimeFps)));
       if (frame.size() != info.frameSize)
         throw std::runtime_error("frame " + std::to_string(index) + " of '" + source->description() + "' is " +
                                  sizeText(frame.size()) + " but the replay started at " + sizeText(info.frameSize) +

@@ -47,13 +47,22 @@ struct ReplayRequest {
   int loops = 1;
   /// Progress line every N frames (0 = none).
   int progressEvery = 30;
+  /// Asynchronous detection (config tracking.async_detection, async_delay_frames): the replay is
+  /// synchronous by default (sessionOptions() turns `auto` off) to stay deterministic.
+  /// asyncDelayFrames >= 0 overrides the config's async_delay_frames (each detection applied that
+  /// many frames after its frame, deterministically); -1 keeps it. realtime: the real worker
+  /// (async_detection on), the frames given to the Session at the input's frame rate (30 frames/s
+  /// when it has none), as a camera would: what the worker finds depends on its speed.
+  int asyncDelayFrames = -1;
+  bool realtime = false;
   /// Options of the synthetic sequence (used when target and video are empty).
   SyntheticSequenceOptions synthetic;
 };
 
 /// The Session's options for the programs' --config and --calib: `configPath` loaded (the
 /// defaults when empty; configSource "<defaults>"), `calibrationPath` (when not empty) as
-/// camera.calibration, which the Session sizes to the frames.
+/// camera.calibration, which the Session sizes to the frames. tracking.async_detection `auto`
+/// becomes `off`: the programs replay and evaluate deterministically (an explicit `on` is kept).
 /// @throws nft::ConfigError "<file>:<line>: <key> = <value>: expected ..." for a config that
 ///   cannot be read or is invalid; std::runtime_error naming a calibration file that does not exist.
 SessionOptions sessionOptions(const std::string& configPath, const std::string& calibrationPath);

@@ -222,9 +222,56 @@ TEST(NftReplayCli, TheSyntheticDefaultRunReportsItsAccuracy) {
   for (const char* stage : {"convert", "detect", "describe", "match", "ransac", "pose", "tracking_pyramid",
                             "tracking_coarse", "tracking_fine", "tracking_pose", "total"})
     EXPECT_TRUE(report["median_ms"].contains(stage)) << stage;
+  const nlohmann::json& p = report["process_ms"];
+  EXPECT_GT(p["p50"].get<double>(), 0.0);
+  EXPECT_LE(p["p50"].get<double>(), p["p90"].get<double>());
+  EXPECT_LE(p["p90"].get<double>(), p["p99"].get<double>());
+  EXPECT_LE(p["p99"].get<double>(), p["max"].get<double>());
+  EXPECT_NE(r.output.find("process() time p50 "), std::string::npos) << r.output;
   const auto lines = readLines(dir / "p.csv");
   EXPECT_EQ(lines.size(), 301u);
   expectCompleteRows(lines);
+}
+
+TEST(NftReplayCli, AsyncDelayFramesAppliesEachDetectionThatManyFramesLater) {
+  const fs::path dir = tempDir("async_delay");
+  // The state column of each frame's row (frame,state,ulx,...): the synchronous replay finds the
+  // synthetic target on frame 0; with --async-delay-frames 3 that detection is applied on frame 3.
+  const auto states = [&](const std::string& extra) {
+    const ProgramRun r = runReplay("--synthetic-frames 8 --progress 0 --no-render --poses " + quoted(dir / "p.csv") + " " +
+                                   extra);
+    EXPECT_EQ(r.status, 0) << r.output;
+    std::vector<std::string> out;
+    const auto lines = readLines(dir / "p.csv");
+    for (size_t i = 1; i < lines.size(); ++i) {
+      const size_t a = lines[i].find(','), b = lines[i].find(',', a + 1);
+      out.push_back(lines[i].substr(a + 1, b - a - 1) + (lines[i].substr(b + 1, 1) == "," ? " not found" : " found"));
+    }
+    return out;
+  };
+  const std::vector<std::string> sync = states("");
+  ASSERT_EQ(sync.size(), 8u);
+  EXPECT_EQ(sync[0], "detecting found");
+  const std::vector<std::string> delayed = states("--async-delay-frames 3");
+  ASSERT_EQ(delayed.size(), 8u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(delayed[i], "detecting not found") << "frame " << i;
+  EXPECT_EQ(delayed[3], "detecting found");
+  for (size_t i = 4; i < 8; ++i) EXPECT_EQ(delayed[i], "tracking found") << "frame " << i;
+  EXPECT_NE(runReplay("--synthetic-frames 2 --async-delay-frames -1").status, 0);
+}
+
+TEST(NftReplayCli, RealtimeRunsTheDetectionWorkerAtTheInputsFrameRate) {
+  const fs::path dir = tempDir("realtime");
+  const ProgramRun r = runReplay("--synthetic-frames 15 --progress 0 --no-render --realtime --report " +
+                                 quoted(dir / "r.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const nlohmann::json report = readJson(dir / "r.json");
+  EXPECT_EQ(report["frames"], 15);
+  EXPECT_EQ(report["states"]["detecting"].get<int>() + report["states"]["tracking"].get<int>() +
+                report["states"]["lost"].get<int>(),
+            15);
+  EXPECT_GE(report["wall_s"].get<double>(), 14.0 / 30.0) << "15 frames at 30 frames/s take 14/30 s at least";
+  EXPECT_NE(report["config"].get<std::string>().find("async_detection: on"), std::string::npos);
 }
 
 TEST(NftReplayCli, AShortRenderedRunWritesEveryFrame) {

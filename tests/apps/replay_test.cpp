@@ -339,6 +339,23 @@ TEST(ReplayStats, NotFoundFramesWithGroundTruthCountAsFailures) {
   EXPECT_TRUE(j["median_ms"]["ransac"].is_null());
   EXPECT_EQ(j["ground_truth"]["failed_not_found"], 1);
   EXPECT_DOUBLE_EQ(j["ground_truth"]["success_10px"].get<double>(), 2.0 / 3.0);
+  // process() times 2, 2, 2, 20 ms: nearest rank, p50 the 2nd value, p90 and p99 the 4th.
+  EXPECT_DOUBLE_EQ(j["process_ms"]["p50"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(j["process_ms"]["p90"].get<double>(), 20.0);
+  EXPECT_DOUBLE_EQ(j["process_ms"]["p99"].get<double>(), 20.0);
+  EXPECT_DOUBLE_EQ(j["process_ms"]["max"].get<double>(), 20.0);
+}
+
+TEST(ReplayStats, FrameTimePercentilesAreNearestRank) {
+  std::vector<double> ms;
+  for (int i = 100; i >= 1; --i) ms.push_back(i);  // 1..100 ms, in any order
+  const nft::replay::FrameTimePercentiles p = nft::replay::frameTimePercentiles(ms);
+  EXPECT_DOUBLE_EQ(p.p50, 50.0);
+  EXPECT_DOUBLE_EQ(p.p90, 90.0);
+  EXPECT_DOUBLE_EQ(p.p99, 99.0);
+  EXPECT_DOUBLE_EQ(p.max, 100.0);
+  EXPECT_TRUE(std::isnan(nft::replay::frameTimePercentiles({}).p99));
+  EXPECT_TRUE(ReplayStats().toJson()["process_ms"].is_null());
 }
 
 TEST(ReplayStats, TheReportIsWrittenWholeOrNotAtAll) {

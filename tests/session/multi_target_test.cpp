@@ -22,13 +22,7 @@ namespace fs = std::filesystem;
 const char* kVideo = "video/tmt_bookI/video.mp4";
 const fs::path kOpenCvData = "/usr/share/doc/opencv-doc/examples/data";
 
-std::vector<cv::Mat> readFrames(int n) {
-  cv::VideoCapture video((nft::testing::dataDir() / kVideo).string());
-  std::vector<cv::Mat> frames;
-  cv::Mat f;
-  while (static_cast<int>(frames.size()) < n && video.read(f)) frames.push_back(f.clone());
-  return frames;
-}
+std::vector<cv::Mat> readFrames(int n) { return nft::testing::readVideoFrames(kVideo, n); }
 
 /// The book and four other real images: (name, path).
 std::vector<std::pair<std::string, std::string>> fiveTargets() {

@@ -25,13 +25,7 @@ namespace {
 const char* kTarget = "video/tmt_bookI/target.png";
 const char* kVideo = "video/tmt_bookI/video.mp4";
 
-std::vector<cv::Mat> readFrames(int n) {
-  cv::VideoCapture video((nft::testing::dataDir() / kVideo).string());
-  std::vector<cv::Mat> frames;
-  cv::Mat f;
-  while (static_cast<int>(frames.size()) < n && video.read(f)) frames.push_back(f.clone());
-  return frames;
-}
+std::vector<cv::Mat> readFrames(int n) { return nft::testing::readVideoFrames(kVideo, n); }
 
 std::string targetPath() { return (nft::testing::dataDir() / kTarget).string(); }
 

@@ -8,8 +8,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/videoio.hpp>
 
 namespace nft::testing {
 
@@ -32,6 +34,16 @@ inline cv::Mat loadGray(const std::string& relative) {
   cv::Mat image = cv::imread(path.string(), cv::IMREAD_GRAYSCALE);
   if (image.empty()) throw std::runtime_error("cannot read image " + path.string());
   return image;
+}
+
+/// The first `n` frames (BGR, each its own copy) of a video of the data folder; fewer when the
+/// video is shorter, none when it cannot be opened (NFT_REQUIRE_DATA checks it exists first).
+inline std::vector<cv::Mat> readVideoFrames(const std::string& relative, int n) {
+  cv::VideoCapture video((dataDir() / relative).string());
+  std::vector<cv::Mat> frames;
+  cv::Mat f;
+  while (static_cast<int>(frames.size()) < n && video.read(f)) frames.push_back(f.clone());
+  return frames;
 }
 
 }  // namespace nft::testing

@@ -136,6 +136,10 @@ struct FrameResult {
   /// this frame (state Lost, found false), at most once.
   std::vector<TargetResult> targets;
   FrameTimings timings;  ///< Time spent in each stage of this call.
+  /// Asynchronous detection (config tracking.async_detection): true while a search for targets
+  /// runs on the worker (submitted on this frame or an earlier one); what it finds is reported
+  /// on a later frame. Always false with detection in process().
+  bool searchInFlight = false;
 };
 
 /// Where render() draws, in the framebuffer the caller has bound: pixels, (x, y) the lower-left
