@@ -54,12 +54,14 @@ constexpr float kQuarterBoxLodBias = -0.5f;
 // log2(s) − 1.16. Chosen instead by the descriptor evaluation, as kQuarterBoxLodBias was
 // (nft_eval descriptors, 1000 keypoints, recall at 1 − precision = 0.2, oriented / upright;
 // the CPU lane: wall 15.2 / 36.5 %, bikes 29.9 / 34.3 %, graf 12.2 %, boat 32.2 %):
-// −0.79 (about the level boxTaps 1 reads, log2(s) − log2(3)/2): wall 18.5 / 40.7, bikes 30.2 / 35.3,
-// graf 12.9, boat 31.8; −0.95: 18.2 / 40.5, 30.0 / 34.7, 12.8, 32.1; −1.16: 14.8 / 38.4,
-// 29.1 / 32.8, 12.5, 30.8; −1.4: 13.7 / 35.2, 29.6 / 32.2, 12.1, 29.3; −0.6: 18.3 / 40.9,
-// 30.4 / 35.1, 12.6, 30.2; −0.4: 19.2 / 40.6, 29.7 / 35.3, 12.4, 30.3. The wider footprint
-// smooths the Haar responses a little more than the exact boxes do, which the matching prefers,
-// and the coarser level reads fewer texels (llvmpipe's texture cache).
+// −0.79 (about the level boxTaps 1 reads, log2(s) − log2(3)/2): wall 18.9 / 40.7, bikes 30.2 / 35.3,
+// graf 13.1, boat 31.6 (float and rgba8 alike, docs/results.md). The sweep, made before the
+// levels had their margin (the border then read the first corner's mean for the missing one):
+// −0.79: 18.5 / 40.7, 30.2 / 35.3, 12.9, 31.8; −0.95: 18.2 / 40.5, 30.0 / 34.7, 12.8, 32.1;
+// −1.16: 14.8 / 38.4, 29.1 / 32.8, 12.5, 30.8; −1.4: 13.7 / 35.2, 29.6 / 32.2, 12.1, 29.3;
+// −0.6: 18.3 / 40.9, 30.4 / 35.1, 12.6, 30.2; −0.4: 19.2 / 40.6, 29.7 / 35.3, 12.4, 30.3. The
+// wider footprint smooths the Haar responses a little more than exact boxes do, which the
+// matching prefers, and the coarser level reads fewer texels (llvmpipe's texture cache).
 constexpr float kBoxPyramidLodBias = -0.79f;
 // Keypoint blocks per row of every per-keypoint layout (lattice, sums, descriptors: a block of
 // texels per keypoint; norms, orientations: one texel). Square blocks keep 2 × 2 fragment

@@ -36,7 +36,7 @@ enum class QuarterBoxes {
   /// in level k at ± half a texel (surf_es_pyramid.glsl). Made with the pyramid at no extra pass
   /// (level 0 on the CPU with the upload, or in the gray pass; the others in the halve pass).
   /// As many lookups as boxTaps 1; descriptors within a mean cosine of 0.998 of the four
-  /// lookups' (tests/detection/surf_es_test.cpp), recall at least the CPU lane's minus 0.4 points
+  /// lookups' (tests/detection/surf_es_test.cpp), recall at least the CPU lane's minus 0.6 points
   /// on the Oxford sequences (docs/results.md, "SURF-ES box reads").
   BoxPyramid,
   /// Four trilinear lookups per box mean in the image pyramid, one per quarter box (issue 22):
@@ -60,7 +60,7 @@ struct SurfEsOptions {
   /// Box means per box: 1 (one trilinear lookup per box, the thesis's) or 2 (the mean of its
   /// 2 × 2 quarter boxes, read as `quarterBoxes` says; see surf_es_pyramid.glsl). 2 brings
   /// SURF-ES's matching recall to the CPU lane's (wall, oriented: 1 gives 12.9 % against the CPU
-  /// lane's 15.2 %; 2 gives 18.5 % from the box pyramid, 15.6 % with four lookups, see
+  /// lane's 15.2 %; 2 gives 18.9 % from the box pyramid, 15.6 % with four lookups, see
   /// kBoxPyramidLodBias and kQuarterBoxLodBias in surf_es.cpp). From the box pyramid it costs
   /// the lookups of 1; with four lookups about 3.3 times the texture fetches. 2 by default.
   int boxTaps = 2;

@@ -47,6 +47,6 @@ raw="$out/nft_bench.json"
 echo "gpu-report.sh: nft_bench $quick --platform $platform --filter '$filter' (data: $data)" >&2
 "$bench" $quick --platform "$platform" --filter "$filter" --data "$data" --json "$raw" | tee "$out/nft_bench.txt"
 python3 "$here/lib/gpu_report.py" "$raw" "$out/gpu-report.json" "$out/gpu-report.md" \
-  --command "scripts/gpu-report.sh $quick --platform $platform --filter '$filter'" --filter "$filter"
+  --command "scripts/gpu-report.sh${quick:+ $quick} --platform $platform --filter '$filter'" --filter "$filter"
 rm -f "$raw"
 echo "gpu-report.sh: wrote $out/gpu-report.json and $out/gpu-report.md" >&2

@@ -354,7 +354,7 @@ TEST_F(DescriptorEvaluation, SurfEsAndSurfCpuRecallAgreeOnGraf) {
 
 // Issue 36: the default SURF-ES (boxTaps 2 read from the box pyramid) keeps the CPU lane's
 // recall at 1 − precision 0.2 within 1 point on wall, oriented, where one lookup per box loses
-// 2.3 points (measured: surf-cpu 15.2 %, surf-es 18.5 %, surf-es:lookups 15.6 %, taps1 12.9 %).
+// 2.3 points (measured: surf-cpu 15.2 %, surf-es 18.9 %, surf-es:lookups 15.6 %, taps1 12.9 %).
 TEST_F(DescriptorEvaluation, SurfEsDefaultKeepsTheCpuRecallOnWall) {
   NFT_REQUIRE_DATA("oxford/wall");
   const OxfordSequence wall = loadOxfordSequence(testing::dataDir() / "oxford" / "wall");
