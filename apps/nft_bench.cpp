@@ -28,8 +28,10 @@ int main(int argc, char** argv) {
   CLI::App app{
       "nft_bench: the performance table of the NFT pipeline (docs/programs/nft_bench.md). Each case runs our code path\n"
       "and its baseline in the same run (medians over repetitions); ratio = how many times faster ours is.\n"
-      "Cases: surf_es/<rgba8|float>/<surf64|surf36>/n<256..4096>, surf_cpu/..., matcher/1000x<1000|8192>,\n"
-      "fast/cmu_book_640x480, tracking_lane/tmt_bookI, detection_lane/tmt_bookI, render/640x480/<readback|draw>,\n"
+      "Cases: surf_es/<rgba8|float>/<surf64|surf36>/n<256..4096>, surf_cpu/...,\n"
+      "surf_es_boxes/<float|rgba8>/<upright|oriented>/n1020, matcher/1000x<1000|8192>,\n"
+      "fast/cmu_book_640x480, tracking_lane/tmt_bookI, detection_lane/tmt_bookI[/gpu_backends],\n"
+      "render/640x480/<readback|draw>,\n"
       "replay/cmu_book/<no_render|render>. Real data: ../shared/data (oxford/graf, video/cmu_book,\n"
       "video/tmt_bookI); cases without their data are reported as skipped, naming the file."};
   std::string json, filter, platform = "auto";
@@ -74,6 +76,7 @@ int main(int argc, char** argv) {
 
     const nft::bench::BenchEnv env{caps, dataDir, run, std::cout};
     nft::bench::benchSurf(env);
+    nft::bench::benchSurfBoxes(env);
     nft::bench::benchMatcher(env);
     nft::bench::benchFast(env);
     nft::bench::benchLanes(env);

@@ -65,7 +65,8 @@ void addDescriptorsCommand(CLI::App& app, DescriptorsArgs& a) {
       ->required();
   cmd->add_option("--extractor", a.extractors,
                   "comma-separated extractors: surf-es, surf-cpu, sift, orb, each with optional modifiers\n"
-                  ":auto|rgba8|float (storage), :pN (precision), :upright|:oriented, :64|:36, e.g.\n"
+                  ":auto|rgba8|float (storage), :pN (precision), :taps1|:taps2|:lookups (surf-es box reads),\n"
+                  ":upright|:oriented, :64|:36, e.g.\n"
                   "surf-es:rgba8:p10,surf-cpu,sift")
       ->capture_default_str();
   cmd->add_option("--storage", a.storage, "SURF-ES storage path for surf-es without a storage modifier")

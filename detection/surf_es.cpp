@@ -48,6 +48,21 @@ constexpr float kLodBias = -0.79248125f;
 // boxes' error against exact box means is smallest near −0.5 (12–18 % of a Haar response's RMS,
 // against 27–38 % for one lookup per box).
 constexpr float kQuarterBoxLodBias = -0.5f;
+// The level of a box read from the box pyramid (QuarterBoxes::BoxPyramid). Its lookup at level
+// k is four lookups at ±2^k / 2, so in each axis its footprint is two tents of half-width t = 2^k
+// at ±t / 2: variance t²/4 + t²/6 = 5t²/12, which matches the box's s²/12 at level
+// log2(s) − 1.16. Chosen instead by the descriptor evaluation, as kQuarterBoxLodBias was
+// (nft_eval descriptors, 1000 keypoints, recall at 1 − precision = 0.2, oriented / upright;
+// the CPU lane: wall 15.2 / 36.5 %, bikes 29.9 / 34.3 %, graf 12.2 %, boat 32.2 %):
+// −0.79 (about the level boxTaps 1 reads, log2(s) − log2(3)/2): wall 18.9 / 40.7, bikes 30.2 / 35.3,
+// graf 13.1, boat 31.6 (float and rgba8 alike, docs/results.md). The sweep, made before the
+// levels had their margin (the border then read the first corner's mean for the missing one):
+// −0.79: 18.5 / 40.7, 30.2 / 35.3, 12.9, 31.8; −0.95: 18.2 / 40.5, 30.0 / 34.7, 12.8, 32.1;
+// −1.16: 14.8 / 38.4, 29.1 / 32.8, 12.5, 30.8; −1.4: 13.7 / 35.2, 29.6 / 32.2, 12.1, 29.3;
+// −0.6: 18.3 / 40.9, 30.4 / 35.1, 12.6, 30.2; −0.4: 19.2 / 40.6, 29.7 / 35.3, 12.4, 30.3. The
+// wider footprint smooths the Haar responses a little more than exact boxes do, which the
+// matching prefers, and the coarser level reads fewer texels (llvmpipe's texture cache).
+constexpr float kBoxPyramidLodBias = -0.79f;
 // Keypoint blocks per row of every per-keypoint layout (lattice, sums, descriptors: a block of
 // texels per keypoint; norms, orientations: one texel). Square blocks keep 2 × 2 fragment
 // quads full, which halves the cost on llvmpipe against one-texel-wide columns.
@@ -105,6 +120,12 @@ struct SurfEs::Impl {
   std::optional<Texture> pyramid, colourInput;
   std::optional<Target> scratch;
   std::vector<Rect> levels;  // level k's rectangle in the atlas
+  // The box pyramid (QuarterBoxes::BoxPyramid with boxTaps 2) lives in the atlas's green
+  // channel (surf_es_pyramid.glsl), each level with a margin of one texel before it (left and
+  // top) for its first corner: level 0's made on the CPU with the upload, the others by the
+  // halve pass, so it costs no pass of its own.
+  bool boxPyramid = false;
+  int margin = 0;  // 1 with the box pyramid
   cv::Mat rgba;              // a gray image expanded for upload
 
   bool profiling = false;
@@ -115,6 +136,7 @@ struct SurfEs::Impl {
   std::vector<std::string> defines() const;
   void prepareImage(const cv::Mat& image);
   void buildPyramid(const cv::Mat& image);
+  void uploadGrayWithBoxes(const cv::Mat& image);
   std::array<float, 12> keypointData(const Keypoint& kp, int k) const;
   std::vector<RectBatch::Item> keypointItems(const std::vector<Keypoint>& keypoints, int width, int height,
                                              int blocksPerRow) const;
@@ -131,6 +153,11 @@ SurfEs::Impl::Impl(const gpu::Capabilities& c, const SurfEsOptions& o) : caps(c)
                                 std::to_string(o.maxKeypoints) + ")");
   if (o.boxTaps != 1 && o.boxTaps != 2)
     throw std::invalid_argument("SurfEs: boxTaps must be 1 or 2, got " + std::to_string(o.boxTaps));
+  if (o.quarterBoxes != QuarterBoxes::BoxPyramid && o.quarterBoxes != QuarterBoxes::Lookups)
+    throw std::invalid_argument("SurfEs: quarterBoxes must be BoxPyramid or Lookups, got " +
+                                std::to_string(static_cast<int>(o.quarterBoxes)));
+  boxPyramid = o.boxTaps == 2 && o.quarterBoxes == QuarterBoxes::BoxPyramid;
+  margin = boxPyramid ? 1 : 0;
   precision = gpu::resolvePrecisionBits(caps, o.precisionBits);  // throws for a bad override
   emulate = precision < gpu::resolvePrecisionBits(caps);
 
@@ -217,7 +244,8 @@ std::vector<std::string> SurfEs::Impl::defines() const {
                                 "LATTICE_BLOCK " + real(latticeBlock),
                                 "BINS_BLOCK " + real(binsBlock),
                                 "MOMENT_SCALE 0.5",
-                                "BOX_TAPS " + std::to_string(options.boxTaps)};
+                                "BOX_TAPS " + std::to_string(boxPyramid ? 1 : options.boxTaps)};
+  if (boxPyramid) d.push_back("NFT_BOX_PYRAMID");
   if (storage == DescriptorStorage::Float) d.push_back("NFT_FLOAT_STORAGE");
   if (emulate) d.push_back("NFT_EMULATE_PRECISION");
   return d;
@@ -229,22 +257,27 @@ void SurfEs::Impl::prepareImage(const cv::Mat& image) {
   imageChannels = image.channels();
   if (imageChannels == 3) colourInput.emplace(caps, image.cols, image.rows, TextureFormat::Rgb8);
   // Level 0 at (0, 0); levels 1.. stacked in a column to its right, until 1 × 1.
-  levels.assign(1, Rect{0, 0, image.cols, image.rows});
-  int y = 0;
+  // (With the box pyramid every level has a margin texel column and row before it.)
+  levels.assign(1, Rect{margin, margin, image.cols, image.rows});
+  int y = margin;
   while (levels.back().width > 1 || levels.back().height > 1) {
     const Rect& last = levels.back();
-    const Rect next{image.cols, y, (last.width + 1) / 2, (last.height + 1) / 2};
-    y += next.height;
+    const Rect next{image.cols + 2 * margin, y, (last.width + 1) / 2, (last.height + 1) / 2};
+    y += next.height + margin;
     levels.push_back(next);
   }
   const int column = levels.size() > 1 ? levels[1].width : 1;
-  pyramid.emplace(caps, image.cols + column, std::max(image.rows, y), TextureFormat::Rgba8);
+  pyramid.emplace(caps, image.cols + 2 * margin + column, std::max(image.rows + margin, y), TextureFormat::Rgba8);
   pyramid->setFilter(Filter::Linear, Filter::Linear);
-  scratch.emplace(caps, image.cols, image.rows, TextureFormat::Rgba8);
+  scratch.emplace(caps, image.cols + margin, image.rows + margin, TextureFormat::Rgba8);
 }
 
 void SurfEs::Impl::buildPyramid(const cv::Mat& image) {
-  if (image.channels() == 1) {
+  // Level 0 with its margin (none without the box pyramid).
+  const Rect withMargin{0, 0, image.cols + margin, image.rows + margin};
+  if (image.channels() == 1 && boxPyramid) {
+    uploadGrayWithBoxes(image);
+  } else if (image.channels() == 1) {
     cv::cvtColor(image, rgba, cv::COLOR_GRAY2RGBA);  // gray needs no pass, only an upload
     pyramid->upload(rgba.data, levels[0]);
   } else {
@@ -252,8 +285,8 @@ void SurfEs::Impl::buildPyramid(const cv::Mat& image) {
     colourInput->upload(continuous.data);
     grayProgram->setTexture("u_image", 0, *colourInput);
     grayProgram->setUniform("u_image_size", static_cast<float>(image.cols), static_cast<float>(image.rows));
-    quad.run(*grayProgram, scratch->framebuffer, levels[0]);
-    pyramid->copyFrom(scratch->framebuffer, levels[0], 0, 0);
+    quad.run(*grayProgram, scratch->framebuffer, withMargin);
+    pyramid->copyFrom(scratch->framebuffer, withMargin, 0, 0);
   }
   const Program& halve = *halveProgram;
   halve.setTexture("u_atlas", 0, *pyramid);
@@ -264,17 +297,40 @@ void SurfEs::Impl::buildPyramid(const cv::Mat& image) {
     const Rect& level = levels[k];
     halve.setUniform("u_source_origin", static_cast<float>(source.x), static_cast<float>(source.y));
     halve.setUniform("u_source_size", static_cast<float>(source.width), static_cast<float>(source.height));
-    quad.run(halve, scratch->framebuffer, {0, 0, level.width, level.height});
-    pyramid->copyFrom(scratch->framebuffer, {0, 0, level.width, level.height}, level.x, level.y);
+    const Rect rendered{0, 0, level.width + margin, level.height + margin};
+    quad.run(halve, scratch->framebuffer, rendered);
+    pyramid->copyFrom(scratch->framebuffer, rendered, level.x - margin, level.y - margin);
   }
+}
+
+void SurfEs::Impl::uploadGrayWithBoxes(const cv::Mat& image) {
+  // Texel (x, y) of the uploaded block, x in 0..W, y in 0..H: red, pixel (x − 1, y − 1) (the
+  // margin repeats the edge; nothing reads it); green, box texel (x, y) of level 0 (its corner
+  // (x, y)): the mean of pixels x − 1..x × y − 1..y, clamped to the image, rounded half up as
+  // the gray pass rounds it for colour images.
+  cv::Mat padded;
+  cv::copyMakeBorder(image, padded, 1, 1, 1, 1, cv::BORDER_REPLICATE);
+  rgba.create(image.rows + 1, image.cols + 1, CV_8UC4);
+  for (int y = 0; y <= image.rows; ++y) {
+    const std::uint8_t* above = padded.ptr<std::uint8_t>(y);
+    const std::uint8_t* below = padded.ptr<std::uint8_t>(y + 1);
+    cv::Vec4b* out = rgba.ptr<cv::Vec4b>(y);
+    for (int x = 0; x <= image.cols; ++x) {
+      const int sum = above[x] + above[x + 1] + below[x] + below[x + 1];
+      const std::uint8_t gray = above[x];
+      out[x] = {gray, static_cast<std::uint8_t>((sum + 2) >> 2), gray, gray};
+    }
+  }
+  pyramid->upload(rgba.data, {0, 0, image.cols + 1, image.rows + 1});
 }
 
 std::array<float, 12> SurfEs::Impl::keypointData(const Keypoint& kp, int k) const {
   // The two levels around the boxes' level of detail (surf_es_pyramid.glsl).
   const int maxLevel = static_cast<int>(levels.size()) - 1;
-  // With BOX_TAPS 2 each lookup reads a quarter box, of side s / 2.
-  const float side = kp.scale / static_cast<float>(options.boxTaps);
-  const float bias = options.boxTaps == 2 ? kQuarterBoxLodBias : kLodBias;
+  // With BOX_TAPS 2 each lookup reads a quarter box, of side s / 2; from the box pyramid, one
+  // lookup reads the box of side s.
+  const float side = boxPyramid ? kp.scale : kp.scale / static_cast<float>(options.boxTaps);
+  const float bias = boxPyramid ? kBoxPyramidLodBias : options.boxTaps == 2 ? kQuarterBoxLodBias : kLodBias;
   const float lod = std::clamp(std::log2(side) + bias, 0.0f, static_cast<float>(maxLevel));
   const int k0 = static_cast<int>(lod), k1 = std::min(k0 + 1, maxLevel);
   const Rect& l0 = levels[static_cast<size_t>(k0)];

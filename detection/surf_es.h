@@ -27,6 +27,23 @@ enum class DescriptorStorage {
   Float,  ///< RGBA32F (or RGBA16F) render targets: four sums per texel, fewer passes (6.1).
 };
 
+/// How SurfEs reads the 2 × 2 quarter boxes of SurfEsOptions::boxTaps 2 (issue 36).
+enum class QuarterBoxes {
+  /// One trilinear lookup per box mean in a box pyramid kept in the pyramid atlas's green
+  /// channel: its level k holds, on each corner of image level k, the mean of the 2 × 2 texels
+  /// around it (level k + 1 at level k's density: one texel is a box of four quarter boxes; the
+  /// mipmap summation of seeds/000 section 6.1), so one bilinear lookup in it is exactly four
+  /// in level k at ± half a texel (surf_es_pyramid.glsl). Made with the pyramid at no extra pass
+  /// (level 0 on the CPU with the upload, or in the gray pass; the others in the halve pass).
+  /// As many lookups as boxTaps 1; descriptors within a mean cosine of 0.998 of the four
+  /// lookups' (tests/detection/surf_es_test.cpp), recall at least the CPU lane's minus 0.6 points
+  /// on the Oxford sequences (docs/results.md, "SURF-ES box reads").
+  BoxPyramid,
+  /// Four trilinear lookups per box mean in the image pyramid, one per quarter box (issue 22):
+  /// 4 times the lookups of boxTaps 1.
+  Lookups,
+};
+
 /// Construction options of SurfEs.
 struct SurfEsOptions {
   int maxWidth = 1920;       ///< largest image, pixels
@@ -40,14 +57,16 @@ struct SurfEsOptions {
   /// the GPU's also rounds every intermediate value to p bits, to see on a desktop what a
   /// mediump GPU (p = 10: Mali-400, seeds/000 table 3) would produce.
   int precisionBits = 0;
-  /// Lookups per box mean: 1 (one trilinear lookup per box, the thesis's) or 2 (2 × 2 quarter
-  /// boxes: 4 lookups, closer to the exact box means of the CPU lane; see surf_es_pyramid.glsl).
-  /// 2 brings SURF-ES's matching recall to the CPU lane's (wall, oriented: 15.6 % against 15.2;
-  /// 1: 12.9 %, see kQuarterBoxLodBias in surf_es.cpp) for about 3.3 times the texture fetches
-  /// (lattice and orientation passes), which costs on llvmpipe, where fetches dominate — but
-  /// there the `auto` backend takes the CPU lane (detection/backend.h), so SURF-ES runs where a
-  /// GPU affords them: 2 by default (issue 22's descriptor parity).
+  /// Box means per box: 1 (one trilinear lookup per box, the thesis's) or 2 (the mean of its
+  /// 2 × 2 quarter boxes, read as `quarterBoxes` says; see surf_es_pyramid.glsl). 2 brings
+  /// SURF-ES's matching recall to the CPU lane's (wall, oriented: 1 gives 12.9 % against the CPU
+  /// lane's 15.2 %; 2 gives 18.9 % from the box pyramid, 15.6 % with four lookups, see
+  /// kBoxPyramidLodBias and kQuarterBoxLodBias in surf_es.cpp). From the box pyramid it costs
+  /// the lookups of 1; with four lookups about 3.3 times the texture fetches. 2 by default.
   int boxTaps = 2;
+  /// With boxTaps 2: one lookup in the box pyramid (the default) or four in the image pyramid.
+  /// Ignored with boxTaps 1. @throws std::invalid_argument (constructor) for another value.
+  QuarterBoxes quarterBoxes = QuarterBoxes::BoxPyramid;
 };
 
 /// Descriptors left on the GPU for the matcher (no readback). Valid until the next call of
@@ -73,7 +92,7 @@ struct GpuDescriptors {
 
 /// GPU time of each stage of the last call, in milliseconds (when profiling is on; NaN for a
 /// stage that did not run or whose sample was void). Measured with gpu::GpuTimer.
-/// pyramid: image upload, gray conversion and pyramid levels; lattice: box means (RGBA8 path);
+/// pyramid: image upload, gray conversion, pyramid levels and box-pyramid levels; lattice: box means (RGBA8 path);
 /// sums: subregion sums (the float path forms its box means here); readback: describe() only.
 struct SurfEsTimings {
   double pyramid = 0, orientation = 0, lattice = 0, sums = 0, norm = 0, normalize = 0, readback = 0;

@@ -16,9 +16,22 @@ uniform vec2 u_image_size;     // (W, H): level 0
 
 // Bilinear sample of a level at g, in level-0 pixel coordinates (pixel c covers [c, c + 1]);
 // outside the level the nearest edge texel (clamp-to-edge).
+//
+// NFT_BOX_PYRAMID: the lookup reads the box pyramid, in the atlas's green channel. Its texel j
+// of level k (j = 0..size, the first in the margin before the level) sits on the level's
+// corner j, between texels j − 1 and j, and holds their mean (2 × 2 of them in 2D; clamped to
+// the level). A bilinear lookup in it at level coordinate x is therefore the mean of the
+// bilinear lookups in the level at x − 1/2 and x + 1/2 in each axis, clamp-to-edge included
+// (bilinear interpolation is linear between texel centres, so the identity is exact): the four
+// quarter-box lookups of BOX_TAPS 2, for a quarter box of one texel, in one lookup.
 float nft_level_sample(vec3 level, vec2 g) {
+#ifdef NFT_BOX_PYRAMID
+  vec2 t = clamp(g * level.z - 0.5, vec2(-0.5), ceil(u_image_size * level.z) - 0.5);
+  return texture2D(u_pyramid, (level.xy + t) * u_pyramid_scale).g;
+#else
   vec2 t = clamp(g * level.z, vec2(0.5), ceil(u_image_size * level.z) - 0.5);
   return texture2D(u_pyramid, (level.xy + t) * u_pyramid_scale).r;
+#endif
 }
 
 // Mean intensity of a box centred at g: trilinear between the keypoint's two levels.
@@ -31,6 +44,8 @@ float nft_trilinear(vec2 g, vec3 level0, vec3 level1, float f) {
 // centres at ±side / 4), each a trilinear lookup one level finer (the keypoint's levels are
 // then those of side / 2) — closer to the exact box mean: a trilinear lookup's footprint is a
 // tent, not a box, and splitting the box halves that shape error (surf_es.cpp, kLodBias).
+// With NFT_BOX_PYRAMID the host sets BOX_TAPS 1: one trilinear lookup in the box pyramid reads
+// the four quarter boxes at once (surf_es.cpp, kBoxPyramidLodBias).
 float nft_box_mean(vec2 g, float side, vec3 level0, vec3 level1, float f) {
 #if BOX_TAPS == 2
   float q = 0.25 * side;

@@ -371,8 +371,9 @@ SurfEs(context=None, type="surf64", orientation="oriented", storage="auto", prec
   storage:        "auto", "rgba8" (precision-adaptive RGBA8 encoding, section 4.5) or "float".
   precision_bits: fragment precision p of the RGBA8 encoding; 0 = the GPU's, 8..23 emulates a
                   weaker GPU (10: a mediump-only Mali-400, table 3).
-  box_taps:       texture lookups per box mean, 1 (the thesis's) or 2 (the default: the CPU
-                  lane's matching recall).
+  box_taps:       box means per SURF box, 1 (one lookup, the thesis's) or 2 (the default: its
+                  four quarter boxes, read in one lookup from a box pyramid; the CPU lane's
+                  matching recall).
   max_*:          initial capacity; it grows (a rebuild) for larger images or more keypoints.
 Raises ValueError for options out of range; nft.GpuError when the GPU refuses.
 Thread rule: use it on the thread that made its context (nft.GpuError otherwise).)doc")).c_str())

@@ -35,6 +35,14 @@ struct BenchEnv {
 /// "surf_cpu/<surf64|surf36>/n<count>/all_threads" against one thread.
 void benchSurf(const BenchEnv& env);
 
+/// The box reads of SurfEs (issue 36), SURF-64 of graf img1 at 512×384 with 1020 scale-aware
+/// FAST keypoints, extract() with upload and glFinish: the default (boxTaps 2, quarter boxes from
+/// the box pyramid) against boxTaps 1 (one lookup per box), boxTaps 2 with four quarter-box
+/// lookups, and SurfCpu on one thread, timed in interleaved rounds (each round runs all four).
+/// Cases "surf_es_boxes/<float|rgba8>/<upright|oriented>/n1020"; a storage the GPU lacks is
+/// skipped, naming why.
+void benchSurfBoxes(const BenchEnv& env);
+
 /// GpuMatcher (SurfEs queries left on the GPU, ratio test 0.8, compact readback, glFinish)
 /// against cv::BFMatcher(NORM_L2).knnMatch k = 2 + the ratio test on 1 and 2 threads, SURF-64 of
 /// oxford/graf: 1000 queries (img3) × 1000 targets (img1) and × 8192 targets (img1, 2, 4, 5, 6).
@@ -50,7 +58,10 @@ void benchFast(const BenchEnv& env);
 /// tracking lane per frame (Tracker without detection, initialised from gt.tsv's first frame)
 /// and DetectionLane::detect per frame (every 10th frame, per-stage medians); baselines the
 /// OpenCV ORB and SIFT + ratio + RANSAC detectors of apps/eval/feature_baseline.h on every 10th
-/// frame. One OpenCV thread. Cases "tracking_lane/tmt_bookI", "detection_lane/tmt_bookI".
+/// frame. One OpenCV thread. Cases "tracking_lane/tmt_bookI", "detection_lane/tmt_bookI"; and
+/// "detection_lane/tmt_bookI/gpu_backends": the lane with both backends forced to the GPU
+/// (SURF-ES, GpuMatcher) against both forced to the CPU (SurfCpu, CpuMatcher), alternating per
+/// frame (issue 36: on a real GPU the GPU backends should win).
 void benchLanes(const BenchEnv& env);
 
 /// The replay's rendering of one 640×480 frame (apps/replay/frame_renderer.h: upload, background,

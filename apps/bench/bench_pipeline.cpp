@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -70,11 +71,12 @@ void silenced(Fn&& fn) {
 
 void benchLanes(const BenchEnv& env) {
   const std::string trackingName = "tracking_lane/tmt_bookI", detectionName = "detection_lane/tmt_bookI";
-  if (!env.run.wantsAny({trackingName, detectionName})) return;
+  const std::string backendsName = "detection_lane/tmt_bookI/gpu_backends";
+  if (!env.run.wantsAny({trackingName, detectionName, backendsName})) return;
   const std::string folder = "video/tmt_bookI/";
   if (const std::string missing = env.missingData({folder + "video.mp4", folder + "gt.tsv", folder + "target.png"});
       !missing.empty()) {
-    env.skipAll({trackingName, detectionName}, "lanes", missing);
+    env.skipAll({trackingName, detectionName, backendsName}, "lanes", missing);
     return;
   }
   const eval::OpenCvThreads one(1);
@@ -164,6 +166,38 @@ void benchLanes(const BenchEnv& env) {
     r.extra["stages_ms"] = {{"detect", summarize(detect).median},   {"describe", summarize(describe).median},
                             {"match", summarize(match).median},     {"ransac", summarize(ransac).median},
                             {"pose", summarize(pose).median}};
+    env.run.add(std::move(r), env.out);
+  }
+  if (env.run.wants(backendsName)) {
+    // The same lane with both backends forced: SURF-ES + GpuMatcher against SurfCpu +
+    // CpuMatcher (what `auto` picks on a software renderer), frame by frame in turn.
+    auto laneWith = [&](detection::Backend backend) {
+      tracker::DetectionLaneOptions o = options.tracker.detection;
+      o.descriptorBackend = o.matcherBackend = backend;
+      return std::make_unique<tracker::DetectionLane>(
+          env.caps, target.model, session::cameraCalibration(defaults.camera, sampled[0].size()), o);
+    };
+    const std::unique_ptr<tracker::DetectionLane> gpu = laneWith(detection::Backend::Gpu);
+    const std::unique_ptr<tracker::DetectionLane> cpu = laneWith(detection::Backend::Cpu);
+    (void)gpu->detect(sampled[0]);  // warm-up: llvmpipe compiles its shader variants
+    (void)cpu->detect(sampled[0]);
+    std::vector<double> gpuMs, cpuMs;
+    int gpuFound = 0, cpuFound = 0;
+    for (const cv::Mat& f : sampled) {
+      auto start = Clock::now();
+      gpuFound += gpu->detect(f) ? 1 : 0;
+      gpuMs.push_back(msSince(start));
+      start = Clock::now();
+      cpuFound += cpu->detect(f) ? 1 : 0;
+      cpuMs.push_back(msSince(start));
+    }
+    Result r = makeResult(backendsName, "detection_lane",
+                          "DetectionLane::detect with the GPU backends (SURF-ES, GpuMatcher), every 10th 800x600 "
+                          "frame, 1 OpenCV thread",
+                          summarize(gpuMs), {{"the same lane with the CPU backends (SurfCpu, CpuMatcher)", summarize(cpuMs)}});
+    r.extra["frames"] = sampled.size();
+    r.extra["found_fraction"] = static_cast<double>(gpuFound) / static_cast<double>(sampled.size());
+    r.extra["cpu_found_fraction"] = static_cast<double>(cpuFound) / static_cast<double>(sampled.size());
     env.run.add(std::move(r), env.out);
   }
 }

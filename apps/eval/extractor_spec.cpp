@@ -62,6 +62,10 @@ ExtractorSpec parseExtractorSpec(const std::string& token, const ExtractorSpec& 
       const int p = std::stoi(m.substr(1));
       if (p < 0 || p > 24) throw std::invalid_argument("extractor '" + token + "': precision " + m + " outside p0..p24");
       spec.precisionBits = p;
+    } else if (m == "taps1" || m == "taps2" || m == "lookups") {
+      onlyFor(surfEs, m, "surf-es");
+      spec.boxTaps = m == "taps1" ? 1 : 2;
+      spec.quarterBoxes = m == "lookups" ? detection::QuarterBoxes::Lookups : detection::QuarterBoxes::BoxPyramid;
     } else if (m == "upright" || m == "oriented") {
       spec.orientation = m == "upright" ? Orientation::Upright : Orientation::Oriented;
     } else if (m == "64" || m == "36") {
@@ -69,7 +73,7 @@ ExtractorSpec parseExtractorSpec(const std::string& token, const ExtractorSpec& 
       spec.type = m == "36" ? DescriptorType::Surf36 : DescriptorType::Surf64;
     } else {
       throw std::invalid_argument("extractor '" + token + "': unknown modifier '" + m +
-                                  "' (auto|rgba8|float, pN, upright|oriented, 64|36)");
+                                  "' (auto|rgba8|float, pN, taps1|taps2|lookups, upright|oriented, 64|36)");
     }
   }
   // Defaults that do not apply to this extractor are dropped, so labels stay honest.

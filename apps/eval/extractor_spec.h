@@ -3,6 +3,8 @@
 //   NAME[:MODIFIER...]  with NAME surf-es | surf-cpu | sift | orb and modifiers
 //   auto | rgba8 | float   SURF-ES storage path (surf-es only)
 //   pN                     SURF-ES precision override p = N bits, 0 = the GPU's (surf-es only)
+//   taps1 | taps2 | lookups SURF-ES box reads: one lookup per box, quarter boxes from the box
+//                          pyramid (the default), four quarter-box lookups (surf-es only)
 //   upright | oriented     orientation (all)
 //   64 | 36                SURF-64 or SURF-36 (surf-es, surf-cpu)
 // e.g. "surf-es:rgba8:p10", "surf-cpu:upright", "sift". Modifiers not given come from defaults
@@ -26,6 +28,10 @@ struct ExtractorSpec {
   int precisionBits = 0;  ///< surf-es only; 0 = the GPU's
   detection::Orientation orientation = detection::Orientation::Oriented;
   detection::DescriptorType type = detection::DescriptorType::Surf64;  ///< surf-es, surf-cpu
+  /// surf-es only, SurfEsOptions::boxTaps and quarterBoxes: modifiers taps1 (one lookup per
+  /// box), taps2 (the default: quarter boxes from the box pyramid), lookups (four lookups).
+  int boxTaps = 2;
+  detection::QuarterBoxes quarterBoxes = detection::QuarterBoxes::BoxPyramid;
 };
 
 /// "surf-es", "surf-cpu", "sift" or "orb".

@@ -45,7 +45,8 @@ class SurfEsExtractor final : public Extractor {
       : spec_(spec), surf_(caps, options(spec, maxImage, maxKeypoints)) {}
   std::string label() const override {
     return "surf-es:" + std::string(surf_.storage() == DescriptorStorage::Float ? "float" : "rgba8") + ":p" +
-           std::to_string(surf_.precisionBits()) + ":" + orientationName(spec_.orientation) + typeSuffix(spec_.type);
+           std::to_string(surf_.precisionBits()) + boxesSuffix() + ":" + orientationName(spec_.orientation) +
+           typeSuffix(spec_.type);
   }
   int normType() const override { return cv::NORM_L2; }
   double maxDistance() const override { return 2.0; }
@@ -64,7 +65,14 @@ class SurfEsExtractor final : public Extractor {
     o.orientation = spec.orientation;
     o.storage = spec.storage;
     o.precisionBits = spec.precisionBits;
+    o.boxTaps = spec.boxTaps;
+    o.quarterBoxes = spec.quarterBoxes;
     return o;
+  }
+  // ":taps1" or ":lookups" where the box means are not read the default way.
+  std::string boxesSuffix() const {
+    if (spec_.boxTaps == 1) return ":taps1";
+    return spec_.quarterBoxes == detection::QuarterBoxes::Lookups ? ":lookups" : "";
   }
   ExtractorSpec spec_;
   detection::SurfEs surf_;

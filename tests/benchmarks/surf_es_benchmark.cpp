@@ -33,11 +33,19 @@ using nft::detection::SurfEs;
 using nft::detection::SurfEsOptions;
 
 
+// How a box mean is read (SurfEsOptions::boxTaps, quarterBoxes).
+enum class Boxes {
+  OneLookup,   // boxTaps 1: one trilinear lookup per box (the thesis's)
+  FourLookups, // boxTaps 2, QuarterBoxes::Lookups: four quarter-box lookups (issue 22)
+  BoxPyramid,  // boxTaps 2, QuarterBoxes::BoxPyramid: one lookup in the box pyramid (the default)
+};
+
 struct Config {
   DescriptorStorage storage;
   DescriptorType type;
   Orientation orientation;
   bool readback;
+  Boxes boxes = Boxes::BoxPyramid;
 };
 
 // Adds the per-pass GPU times of one profiled call as counters (ms).
@@ -61,6 +69,9 @@ void run(benchmark::State& state, const Config& config, const cv::Mat& image, co
   options.storage = config.storage;
   options.type = config.type;
   options.orientation = config.orientation;
+  options.boxTaps = config.boxes == Boxes::OneLookup ? 1 : 2;
+  options.quarterBoxes = config.boxes == Boxes::FourLookups ? nft::detection::QuarterBoxes::Lookups
+                                                           : nft::detection::QuarterBoxes::BoxPyramid;
   options.maxWidth = options.maxHeight = 1024;
   options.maxKeypoints = std::max(4096, static_cast<int>(kps.size()));
   SurfEs surfEs(benchmarkGpu().caps, options);
@@ -119,6 +130,29 @@ constexpr double kMinTime = 0.5;
       ->Unit(benchmark::kMillisecond)                                                                       \
       ->MinTime(kMinTime)                                                                                   \
       ->UseRealTime()
+
+#define NFT_SURF_ES_BOXES(name, storage, orientation, boxes)                                                  \
+  BENCHMARK_CAPTURE(BM_SurfEs, name, Config{DescriptorStorage::storage, DescriptorType::Surf64,                \
+                                            Orientation::orientation, false, Boxes::boxes})                   \
+      ->Unit(benchmark::kMillisecond)                                                                       \
+      ->MinTime(kMinTime)                                                                                   \
+      ->UseRealTime()                                                                                       \
+      ->Arg(1020)
+
+// The box reads side by side (issue 36's goal: the default, BoxPyramid, at <= 1.3 times the time
+// of one lookup per box, with the four lookups' recall): SURF-64, 1020 keypoints.
+NFT_SURF_ES_BOXES(float_upright_taps1, Float, Upright, OneLookup);
+NFT_SURF_ES_BOXES(float_upright_taps2_lookups, Float, Upright, FourLookups);
+NFT_SURF_ES_BOXES(float_upright_taps2_boxpyramid, Float, Upright, BoxPyramid);
+NFT_SURF_ES_BOXES(float_oriented_taps1, Float, Oriented, OneLookup);
+NFT_SURF_ES_BOXES(float_oriented_taps2_lookups, Float, Oriented, FourLookups);
+NFT_SURF_ES_BOXES(float_oriented_taps2_boxpyramid, Float, Oriented, BoxPyramid);
+NFT_SURF_ES_BOXES(rgba8_upright_taps1, Rgba8, Upright, OneLookup);
+NFT_SURF_ES_BOXES(rgba8_upright_taps2_lookups, Rgba8, Upright, FourLookups);
+NFT_SURF_ES_BOXES(rgba8_upright_taps2_boxpyramid, Rgba8, Upright, BoxPyramid);
+NFT_SURF_ES_BOXES(rgba8_oriented_taps1, Rgba8, Oriented, OneLookup);
+NFT_SURF_ES_BOXES(rgba8_oriented_taps2_lookups, Rgba8, Oriented, FourLookups);
+NFT_SURF_ES_BOXES(rgba8_oriented_taps2_boxpyramid, Rgba8, Oriented, BoxPyramid);
 
 // The speed goal: 1020 keypoints, 512×384, upload included.
 NFT_SURF_ES(BM_SurfEs, float_surf64_upright, Float, Surf64, Upright, false)->Arg(1020);

@@ -173,8 +173,10 @@ TEST_F(SurfEsTest, OrientationsAgreeWithTheCpu) {
 }
 
 TEST_F(SurfEsTest, QuarterBoxesAgreeMoreCloselyWithTheCpu) {
-  // boxTaps 2 reads each box as 4 quarter boxes: its upright descriptors must be closer to the
-  // CPU lane's exact box means than one trilinear read per box, and its angles too.
+  // boxTaps 2 with QuarterBoxes::Lookups reads each box as 4 quarter boxes: its upright
+  // descriptors must be closer to the CPU lane's exact box means than one trilinear read per
+  // box, and its angles too. (The default box pyramid trades some of that closeness for
+  // recall: BoxPyramidAgreesWithTheFourLookups.)
   NFT_REQUIRE_DATA(kWall);
   const cv::Mat image = testing::loadGray(kWall);
   const std::vector<Keypoint> keypoints = testing::siftKeypoints(image, 1000);
@@ -183,6 +185,7 @@ TEST_F(SurfEsTest, QuarterBoxesAgreeMoreCloselyWithTheCpu) {
   for (int taps = 1; taps <= 2; ++taps) {
     SurfEsOptions options;
     options.boxTaps = taps;
+    options.quarterBoxes = QuarterBoxes::Lookups;
     options.orientation = Orientation::Upright;
     std::vector<Keypoint> gpuKeypoints = keypoints;
     const cv::Mat gpu = SurfEs(caps(), options).describe(image, gpuKeypoints);
@@ -204,6 +207,49 @@ TEST_F(SurfEsTest, QuarterBoxesAgreeMoreCloselyWithTheCpu) {
             << "; angles within 2 degrees: " << anglesWithin2[0] << ", " << anglesWithin2[1] << "\n";
   SurfEsOptions bad;
   bad.boxTaps = 3;
+  EXPECT_THROW(SurfEs(caps(), bad), std::invalid_argument);
+}
+
+TEST_F(SurfEsTest, BoxPyramidAgreesWithTheFourLookups) {
+  // QuarterBoxes::BoxPyramid (the default) reads the four quarter boxes of boxTaps 2 in one
+  // lookup, from a coarser level (kBoxPyramidLodBias, chosen for recall): its descriptors must
+  // stay close to the four lookups' (the same angles given to both), and must not be one
+  // lookup's (a box pyramid that is not read would give those). Its recall against the CPU
+  // lane's: tests/apps/eval_test.cpp.
+  NFT_REQUIRE_DATA(kWall);
+  const cv::Mat image = testing::loadGray(kWall);
+  std::vector<Keypoint> keypoints = testing::siftKeypoints(image, 1000);
+  for (Orientation orientation : {Orientation::Upright, Orientation::Oriented}) {
+    if (orientation == Orientation::Oriented) {  // angles from the CPU lane, the same for all three
+      SurfCpuOptions cpuOptions;
+      cpuOptions.orientation = Orientation::Oriented;
+      SurfCpu(cpuOptions).describe(image, keypoints);
+    }
+    auto describe = [&](int taps, QuarterBoxes quarterBoxes) {
+      SurfEsOptions options;
+      options.boxTaps = taps;
+      options.quarterBoxes = quarterBoxes;
+      options.orientation = orientation;
+      std::vector<Keypoint> work = keypoints;
+      return SurfEs(caps(), options).describe(image, work);
+    };
+    const cv::Mat pyramid = describe(2, QuarterBoxes::BoxPyramid);
+    const cv::Mat lookups = describe(2, QuarterBoxes::Lookups);
+    const cv::Mat oneLookup = describe(1, QuarterBoxes::BoxPyramid);  // quarterBoxes unused with 1
+    const Agreement toLookups = agreement(pyramid, lookups);
+    const Agreement oneToLookups = agreement(oneLookup, lookups);
+    const char* name = orientation == Orientation::Upright ? "upright" : "oriented";
+    const Agreement toOneLookup = agreement(pyramid, oneLookup);
+    std::cout << "wall " << name << " mean cosine to the four lookups: box pyramid " << toLookups.mean << " (min "
+              << toLookups.min << "), one lookup " << oneToLookups.mean << "; box pyramid to one lookup "
+              << toOneLookup.mean << " (min " << toOneLookup.min << ")\n";
+    EXPECT_GE(toLookups.mean, 0.995) << name;
+    EXPECT_GE(toLookups.min, 0.98) << name;
+    EXPECT_LT(toOneLookup.min, 0.99) << name;
+    EXPECT_LE(unitNormError(pyramid), 3e-3) << name;
+  }
+  SurfEsOptions bad;
+  bad.quarterBoxes = static_cast<QuarterBoxes>(7);
   EXPECT_THROW(SurfEs(caps(), bad), std::invalid_argument);
 }
 

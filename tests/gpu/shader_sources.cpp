@@ -99,9 +99,12 @@ void exercise(const gpu::Capabilities& caps, std::mt19937& rng) {
     for (auto type : {detection::DescriptorType::Surf64, detection::DescriptorType::Surf36})
       for (auto orientation : {detection::Orientation::Upright, detection::Orientation::Oriented})
         for (int precision : {0, 10})
-          for (int boxTaps : {1, 2}) {
+          for (int boxes : {1, 2, 3}) {  // one lookup; quarter boxes from the box pyramid; four lookups
+            const int boxTaps = boxes == 1 ? 1 : 2;
             detection::SurfEsOptions options;
             options.boxTaps = boxTaps;
+            options.quarterBoxes =
+                boxes == 3 ? detection::QuarterBoxes::Lookups : detection::QuarterBoxes::BoxPyramid;
             options.maxWidth = image.cols;
             options.maxHeight = image.rows;
             options.maxKeypoints = 64;
