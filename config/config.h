@@ -164,11 +164,10 @@ struct DescriptorConfig {
   /// make a desktop GPU compute like a Mali-400 (mediump only). Integer: 0 or in [8, 23].
   /// Default 0.
   int precisionBits = 0;
-  /// `box_taps`: texture lookups per SURF box mean: 1 (one trilinear lookup, the thesis's,
-  /// fastest) or 2 (2 × 2 quarter boxes: matching recall as the CPU lane's, about 3 times the
-  /// fetches; detection/surf_es.h). Integer 1 or 2. Default 2: SURF-ES runs where a GPU is (the
-  /// `auto` backend takes the CPU lane on a software renderer), which affords the fetches; the
-  /// phone profile (a Mali-400 class GPU) keeps 1.
+  /// `box_taps`: how SURF-ES reads a box mean: 1 (one trilinear lookup, the thesis's) or 2 (the
+  /// mean of its 2 × 2 quarter boxes, matching recall as the CPU lane's, read in one lookup from
+  /// the box pyramid: 1.02–1.29 × the time of 1 on llvmpipe; detection/surf_es.h). Integer 1 or 2.
+  /// Default 2; the phone profile (a Mali-400 class GPU) keeps 1.
   int boxTaps = 2;
   /// `backend`: where the detection lane computes the frame's descriptors, and training the
   /// target's: gpu (SURF-ES) | cpu (SurfCpu) | auto (cpu on a software GLES2 renderer such as
