@@ -15,6 +15,10 @@ constexpr char kMagic[4] = {'N', 'F', 'T', 'D'};
 constexpr std::uint32_t kMaxTargets = 1u << 20;
 constexpr std::uint32_t kMaxName = 4096;
 constexpr std::uint32_t kMaxKeypoints = 1u << 20;
+// Largest magnitude of a word value. Descriptors are unit vectors (surf_descriptor.h), so a word,
+// a mean of descriptors, lies in [-1, 1]; the margin is generous, and keeps the squared distances
+// of the search tree's k-means (64 values) far below float's overflow.
+constexpr double kMaxWordValue = 1e6;
 
 }  // namespace
 
@@ -88,6 +92,10 @@ TargetDatabase TargetDatabase::load(const std::string& path) {
     DatabaseTarget t;
     t.name = r.string("target name", kMaxName);
     if (t.name.empty()) r.fail("target " + std::to_string(i) + " has an empty name");
+    // Every later message quotes the name, and what() is a C string: a NUL byte in the name cut
+    // those messages short before the file's name and the reason (found by
+    // tests/fuzz/target_database_fuzzer.cpp). No image file or list line gives such a name.
+    if (t.name.find('\0') != std::string::npos) r.fail("target " + std::to_string(i) + "'s name holds a NUL byte");
     if (!names.insert(t.name).second) r.fail("two targets are named '" + t.name + "'");
     const auto bytes = r.get<std::uint64_t>("model size");
     if (bytes > r.remaining()) r.fail("payload ends inside the model of '" + t.name + "'");
@@ -108,6 +116,13 @@ TargetDatabase TargetDatabase::load(const std::string& path) {
     r.fail("the vocabulary's size does not match the bytes left");
   cv::Mat words(static_cast<int>(k), static_cast<int>(d), CV_32F);
   r.getBytes(words.data, static_cast<size_t>(k) * d * sizeof(float), "the vocabulary");
+  // A NaN, an infinity or a value whose square overflows made cv::kmeans, building the search
+  // tree over more than 10 words, throw a cv::Exception out of load() instead of this error
+  // naming the file (found with tests/fuzz/target_database_fuzzer.cpp).
+  cv::Point at;
+  if (!cv::checkRange(words, true, &at, -kMaxWordValue, kMaxWordValue))
+    r.fail(cv::format("vocabulary word %d holds %g, not a number in [%g, %g]", at.y, static_cast<double>(words.at<float>(at)),
+                      -kMaxWordValue, kMaxWordValue));
   db.vocabulary_ = Vocabulary(words);
   for (const DatabaseTarget& t : db.targets_) {
     if (t.model.descriptors.cols != static_cast<int>(d))

@@ -4,12 +4,12 @@
 #   scripts/fuzz.sh                     # every target, 1,000,000 executions or 10 minutes each
 #   scripts/fuzz.sh --seconds 30        # a short run per target (what CI runs)
 #   scripts/fuzz.sh --runs 100000 config calibration
-#   scripts/fuzz.sh --make-corpus       # (re)writes the .nftm seeds with nft_train (release build)
-# Targets: target_model config calibration keypoint_csv ground_truth. New inputs go to
-# <build>/fuzz-corpus/<name>/ (the committed seeds are not touched); a crash, hang (> 10 s per
-# input) or sanitizer report stops that target, saves the input under <build>/fuzz-artifacts/
-# and makes the script exit 1 after the other targets ran. Needs clang and libclang-rt-14-dev
-# (compiler-rt's libFuzzer), which scripts/install-deps.sh installs.
+#   scripts/fuzz.sh --make-corpus       # (re)writes the .nftm and .nftdb seeds with nft_train (release)
+# Targets: target_model target_database config calibration keypoint_csv ground_truth suite.
+# New inputs go to <build>/fuzz-corpus/<name>/ (the committed seeds are not touched); a crash, hang
+# (> 10 s per input) or sanitizer report stops that target, saves the input under
+# <build>/fuzz-artifacts/ and makes the script exit 1 after the other targets ran. Needs clang and
+# libclang-rt-14-dev (compiler-rt's libFuzzer), which scripts/install-deps.sh installs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,12 +24,12 @@ while [ $# -gt 0 ]; do
     --seconds) seconds="$2"; runs=-1; shift 2 ;;
     --build-dir) build="$2"; shift 2 ;;
     --make-corpus) make_corpus=1; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(target_model config calibration keypoint_csv ground_truth)
+[ ${#targets[@]} -gt 0 ] || targets=(target_model target_database config calibration keypoint_csv ground_truth suite)
 
 if [ "$make_corpus" = 1 ]; then
   # Seeds of the .nftm loader, trained by nft_train on graf1.png (opencv-doc) scaled down to the
@@ -46,6 +46,28 @@ if [ "$make_corpus" = 1 ]; then
   for m in s64 s36; do
     { printf '\001'; cat "$tmp/$m.nftm"; } >"$out/$m-file.bin"
     { printf '\000'; tail -c +17 "$tmp/$m.nftm" | head -c -4; } >"$out/$m-payload.bin"
+  done
+  ls -l "$out"
+  # Seeds of the .nftdb loader, built by nft_train --database as the Session trains images, with
+  # configs that keep them small (96-pixel images): graf1.png and box.png, SURF-64 oriented, 24
+  # keypoints a target without tilted views, 10 visual words (31 KB); graf1.png, box.png (with
+  # its own width) and butterfly.jpg, SURF-36 upright with the tilted views, 40 keypoints a target,
+  # 28 words (59 KB) — more than 10, so loading it builds the search tree by k-means
+  # (vocabulary.h). Same two forms: the whole file, and the bare payload (the harness adds header
+  # and CRC-32).
+  data=/usr/share/doc/opencv-doc/examples/data
+  out=tests/fuzz/corpus/target_database
+  mkdir -p "$out"
+  printf 'detector:\n  max_keypoints: 24\ntarget:\n  working_size: 96\n  max_tracking_patches: 12\n'`
+        `'  min_size_px: 0\n  view_tilt_deg: 0\n' >"$tmp/s64.yaml"
+  printf 'detector:\n  max_keypoints: 40\ndescriptor:\n  type: surf36\n  orientation: upright\n'`
+        `'target:\n  working_size: 96\n  max_tracking_patches: 12\n  min_size_px: 0\n' >"$tmp/s36.yaml"
+  printf 'graf %s/graf1.png\nbox %s/box.png\n' "$data" "$data" >"$tmp/s64.txt"
+  printf 'graf %s/graf1.png\nbox %s/box.png 0.1\nbutterfly %s/butterfly.jpg\n' "$data" "$data" "$data" >"$tmp/s36.txt"
+  for d in s64 s36; do
+    "$train" --database "$tmp/$d.nftdb" --list "$tmp/$d.txt" --config "$tmp/$d.yaml" >/dev/null
+    { printf '\001'; cat "$tmp/$d.nftdb"; } >"$out/$d-file.bin"
+    { printf '\000'; tail -c +17 "$tmp/$d.nftdb" | head -c -4; } >"$out/$d-payload.bin"
   done
   ls -l "$out"
   exit 0
@@ -86,7 +108,7 @@ for t in "${targets[@]}"; do
   timeouts=$(sed -n 's|.*oom/timeout/crash: [0-9]*/\([0-9]*\)/.*|\1|p' "$log" | tail -1)
   peak=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1)
   cov=$(grep -oE "cov: [0-9]+" "$log" | tail -1)
-  printf '== %-13s %10s executions in %4d.%d s  (%s, peak RSS %s MB%s)\n' "$t" "${execs:-?}" \
+  printf '== %-15s %10s executions in %4d.%d s  (%s, peak RSS %s MB%s)\n' "$t" "${execs:-?}" \
     $((ms / 1000)) $((ms % 1000 / 100)) "${cov:-cov: ?}" "${peak:-?}" "${timeouts:+, $timeouts OpenCV parser timeouts}"
 done
 exit $status

@@ -1,9 +1,12 @@
 #include "suite/suite_spec.h"
 
 #include <opencv2/videoio.hpp>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
+#include <fstream>
+#include <set>
 #include <stdexcept>
 
 #include "suite/suite_files.h"
@@ -14,6 +17,38 @@ namespace nft::eval::suite {
 namespace fs = std::filesystem;
 
 namespace {
+
+// --- aliases --------------------------------------------------------------------------------
+
+/// Finds the first alias (*name) of a map or a list in a YAML document, through yaml-cpp's event
+/// API. yaml-cpp makes such an alias the anchored node itself, so one inside its own anchor
+/// (`x: &a {tracking: *a}`) builds a node that contains itself, and the sweep's walks of a config
+/// (suite_sweep.cpp) never ended: the stack overflowed (found writing tests/fuzz/suite_fuzzer.cpp;
+/// its seed regress-alias-cycle.yaml); nested aliases of lists would also grow exponentially when
+/// merged ("billion laughs"). Aliases of scalars are harmless and stay allowed.
+class CollectionAliasFinder : public YAML::EventHandler {
+ public:
+  YAML::Mark found = YAML::Mark::null_mark();  ///< where the first such alias is
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    if (found.is_null() && collections_.count(anchor) > 0) found = mark;
+  }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+    collections_.insert(anchor);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+    collections_.insert(anchor);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  std::set<YAML::anchor_t> collections_;  // anchors of maps and lists (NullAnchor, 0, never aliased)
+};
 
 // --- clips ----------------------------------------------------------------------------------
 
@@ -110,8 +145,12 @@ SuiteSpec loadSuite(const std::string& path) {
   const std::string file = fs::absolute(path).lexically_normal().string();
   if (!fs::is_regular_file(file)) throw std::runtime_error("suite file '" + path + "' does not exist");
   YAML::Node root;
+  CollectionAliasFinder aliases;
   try {
     root = YAML::LoadFile(file);
+    std::ifstream in(file);
+    YAML::Parser parser(in);
+    parser.HandleNextDocument(aliases);  // the document LoadFile read (the first)
   } catch (const YAML::Exception& e) {
     const std::string where = e.mark.is_null() ? file
                                                : file + ":" + std::to_string(e.mark.line + 1) + ":" +
@@ -119,6 +158,9 @@ SuiteSpec loadSuite(const std::string& path) {
     throw std::runtime_error(where + ": not valid YAML: " + e.msg);
   }
   const SuiteReader r(file);
+  if (!aliases.found.is_null())
+    r.fail(aliases.found.line + 1, "alias",
+           "an alias (*name) of a map or a list is not supported in a suite file: write the entries out");
   if (!root.IsMap()) r.fail(root, "suite", "expected a map with 'clips' and optionally 'sweep', 'name', ...");
   r.checkKeys(root, "", {"name", "base_config", "clips", "sweep", "replay", "slurm"});
 

@@ -118,6 +118,10 @@ TEST_F(SuiteSpecTest, BadEntriesAreRefusedNamingTheSuiteFileAndLine) {
        "sweep: give either 'grid' or 'configs', not both"},
       {"clips: [a, {b: 1]\n", file + ":1:17: not valid YAML"},
       {std::string(kClip) + "slurm:\n  cpus_per_task: 0\n", file + ":5: slurm.cpus_per_task = 0: expected an integer in [1, 1024]"},
+      // An alias of a map inside its own anchor made a node that contains itself: the sweep's walk
+      // overflowed the stack (found by tests/fuzz/suite_fuzzer.cpp).
+      {std::string(kClip) + "sweep:\n  configs:\n    x: &a {tracking: *a}\n",
+       file + ":6: alias: an alias (*name) of a map or a list is not supported"},
   };
   for (const Case& c : cases) {
     const std::string error = errorOf(c.text);
