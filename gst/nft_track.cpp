@@ -1,0 +1,282 @@
+#include "gst/nft_track.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "gst/frame_drawing.h"
+#include "gst/nft_meta.h"
+#include "gst/result_message.h"
+#include "gst/track_settings.h"
+#include "gst/video_view.h"
+
+GST_DEBUG_CATEGORY_STATIC(nft_track_debug);
+#define GST_CAT_DEFAULT nft_track_debug
+
+namespace {
+
+/// The element's C++ state, behind the GObject instance.
+struct TrackState {
+  std::mutex lock;                       // guards settings (properties are set from any thread)
+  nft::gst::TrackSettings settings;
+  nft::SessionOptions options;           // checked at start
+  std::unique_ptr<nft::Session> session; // made on the streaming thread at the first buffer
+  std::vector<nft::TargetInfo> targets;
+};
+
+enum Property { PROP_0, PROP_TARGET, PROP_TARGETS, PROP_WIDTH_M, PROP_CONFIG, PROP_CALIBRATION, PROP_HFOV, PROP_DRAW };
+
+/// Posts a property's error on the bus: the pipeline stops (gst-launch-1.0 prints it and exits 1).
+void postPropertyError(GstNftTrack* self, const nft::gst::PropertyError& e) {
+  if (e.notFound())
+    GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND, ("%s", e.what()), (nullptr));
+  else
+    GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("%s", e.what()), (nullptr));
+}
+
+}  // namespace
+
+struct _GstNftTrack {
+  GstVideoFilter parent;
+  TrackState* state;
+};
+
+G_DEFINE_TYPE(GstNftTrack, gst_nft_track, GST_TYPE_VIDEO_FILTER)
+
+namespace {
+
+void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* spec) {
+  TrackState& st = *GST_NFT_TRACK(object)->state;
+  std::lock_guard<std::mutex> guard(st.lock);
+  nft::gst::TrackSettings& s = st.settings;
+  const auto text = [&] { const gchar* v = g_value_get_string(value); return std::string(v != nullptr ? v : ""); };
+  switch (id) {
+    case PROP_TARGET: s.target = text(); break;
+    case PROP_TARGETS: s.targets = text(); break;
+    case PROP_WIDTH_M: s.widthMetres = g_value_get_double(value); break;
+    case PROP_CONFIG: s.config = text(); break;
+    case PROP_CALIBRATION: s.calibration = text(); break;
+    case PROP_HFOV: s.hfovDeg = g_value_get_double(value); break;
+    case PROP_DRAW: s.draw = g_value_get_boolean(value); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, spec);
+  }
+}
+
+void getProperty(GObject* object, guint id, GValue* value, GParamSpec* spec) {
+  TrackState& st = *GST_NFT_TRACK(object)->state;
+  std::lock_guard<std::mutex> guard(st.lock);
+  const nft::gst::TrackSettings& s = st.settings;
+  switch (id) {
+    case PROP_TARGET: g_value_set_string(value, s.target.c_str()); break;
+    case PROP_TARGETS: g_value_set_string(value, s.targets.c_str()); break;
+    case PROP_WIDTH_M: g_value_set_double(value, s.widthMetres); break;
+    case PROP_CONFIG: g_value_set_string(value, s.config.c_str()); break;
+    case PROP_CALIBRATION: g_value_set_string(value, s.calibration.c_str()); break;
+    case PROP_HFOV: g_value_set_double(value, s.hfovDeg); break;
+    case PROP_DRAW: g_value_set_boolean(value, s.draw); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, spec);
+  }
+}
+
+void finalize(GObject* object) {
+  delete GST_NFT_TRACK(object)->state;
+  G_OBJECT_CLASS(gst_nft_track_parent_class)->finalize(object);
+}
+
+/// READY → PAUSED: the properties checked (files, config) before any buffer.
+gboolean start(GstBaseTransform* trans) {
+  GstNftTrack* self = GST_NFT_TRACK(trans);
+  TrackState& st = *self->state;
+  std::lock_guard<std::mutex> guard(st.lock);
+  try {
+    st.options = nft::gst::sessionOptionsOf(st.settings);
+  } catch (const nft::gst::PropertyError& e) {
+    postPropertyError(self, e);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/// PAUSED → READY. The Session is normally gone already (EOS, on its thread); when the pipeline
+/// stops without EOS it is freed here, its owned context released by this thread.
+gboolean stop(GstBaseTransform* trans) {
+  TrackState& st = *GST_NFT_TRACK(trans)->state;
+  std::lock_guard<std::mutex> guard(st.lock);
+  st.session.reset();
+  st.targets.clear();
+  return TRUE;
+}
+
+/// The caps' frame: 4:2:0 formats need an even size; one Session tracks one frame size.
+gboolean setInfo(GstVideoFilter* filter, GstCaps* incaps, GstVideoInfo* in_info, GstCaps*, GstVideoInfo*) {
+  GstNftTrack* self = GST_NFT_TRACK(filter);
+  TrackState& st = *self->state;
+  const int w = GST_VIDEO_INFO_WIDTH(in_info), h = GST_VIDEO_INFO_HEIGHT(in_info);
+  const auto refuse = [&](const std::string& why) {
+    gchar* caps = gst_caps_to_string(incaps);
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("caps %s: %s", caps, why.c_str()), (nullptr));
+    g_free(caps);
+    return FALSE;
+  };
+  if (nft::gst::isYuv420(GST_VIDEO_INFO_FORMAT(in_info)) && (w % 2 != 0 || h % 2 != 0))
+    return refuse("a 4:2:0 format needs an even width and height, got " + std::to_string(w) + "x" + std::to_string(h));
+  std::lock_guard<std::mutex> guard(st.lock);
+  if (st.session) {
+    const std::optional<nft::Calibration> camera = st.session->calibration();
+    if (camera && (camera->imageSize.width != w || camera->imageSize.height != h))
+      return refuse("the frame size changed from " + std::to_string(camera->imageSize.width) + "x" +
+                    std::to_string(camera->imageSize.height) + " to " + std::to_string(w) + "x" + std::to_string(h) +
+                    ": one nfttrack tracks one frame size (the camera's intrinsics are fixed by the first frame)");
+  }
+  return TRUE;
+}
+
+GstFlowReturn transformIp(GstBaseTransform* trans, GstBuffer* buffer) {
+  GstNftTrack* self = GST_NFT_TRACK(trans);
+  GstVideoFilter* filter = GST_VIDEO_FILTER(trans);
+  TrackState& st = *self->state;
+  std::unique_lock<std::mutex> guard(st.lock);
+  if (!st.session) {
+    try {
+      st.session = nft::gst::openSession(st.settings, st.options);
+      st.targets = st.session->targets();
+      for (const std::string& w : st.session->warnings()) GST_ELEMENT_WARNING(self, RESOURCE, SETTINGS, ("%s", w.c_str()), (nullptr));
+      GST_INFO_OBJECT(self, "Session on %s (%s), %zu targets", st.session->gpuRenderer().c_str(),
+                      st.session->contextDescription().c_str(), st.targets.size());
+    } catch (const nft::gst::PropertyError& e) {
+      postPropertyError(self, e);
+      return GST_FLOW_ERROR;
+    } catch (const std::exception& e) {
+      GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("%s", e.what()), (nullptr));
+      return GST_FLOW_ERROR;
+    }
+  }
+  const bool draw = st.settings.draw;
+  GstVideoFrame frame;
+  const auto flags = static_cast<GstMapFlags>(GST_MAP_READ | (draw ? GST_MAP_WRITE : 0));
+  if (!gst_video_frame_map(&frame, &filter->in_info, buffer, flags)) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("buffer of %" G_GSIZE_FORMAT " bytes cannot be mapped as %s",
+                                             gst_buffer_get_size(buffer), gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&filter->in_info))),
+                      (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  const GstClockTime pts = GST_BUFFER_PTS(buffer);
+  nft::FrameResult result;
+  try {
+    result = st.session->process(nft::gst::imageViewOf(frame),
+                                 GST_CLOCK_TIME_IS_VALID(pts) ? static_cast<long long>(pts) : 0);
+    if (draw) nft::gst::drawAugmentations(frame, result, *st.session->calibration(), st.targets);
+  } catch (const std::exception& e) {
+    gst_video_frame_unmap(&frame);
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("buffer at %" GST_TIME_FORMAT ": %s", GST_TIME_ARGS(pts), e.what()), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  gst_video_frame_unmap(&frame);
+  guard.unlock();
+  nft::gst::addNftMeta(buffer, result);
+  gst_element_post_message(GST_ELEMENT(self),
+                           gst_message_new_element(GST_OBJECT(self), nft::gst::resultStructure(result, pts)));
+  return GST_FLOW_OK;
+}
+
+/// EOS: the Session freed on the thread its context is current on.
+gboolean sinkEvent(GstBaseTransform* trans, GstEvent* event) {
+  if (GST_EVENT_TYPE(event) == GST_EVENT_EOS) {
+    TrackState& st = *GST_NFT_TRACK(trans)->state;
+    std::lock_guard<std::mutex> guard(st.lock);
+    st.session.reset();
+    st.targets.clear();
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_nft_track_parent_class)->sink_event(trans, event);
+}
+
+}  // namespace
+
+static void gst_nft_track_class_init(GstNftTrackClass* klass) {
+  GObjectClass* object = G_OBJECT_CLASS(klass);
+  GstElementClass* element = GST_ELEMENT_CLASS(klass);
+  GstBaseTransformClass* transform = GST_BASE_TRANSFORM_CLASS(klass);
+  GstVideoFilterClass* filter = GST_VIDEO_FILTER_CLASS(klass);
+  object->set_property = setProperty;
+  object->get_property = getProperty;
+  object->finalize = finalize;
+  const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+  g_object_class_install_property(
+      object, PROP_TARGET,
+      g_param_spec_string("target", "Target",
+                          "The target to track: an image (PNG, JPEG...; trained when the first buffer arrives, "
+                          "seconds on a software GPU) or a model made by nft_train (.nftm). Read at start",
+                          "", flags));
+  g_object_class_install_property(
+      object, PROP_TARGETS,
+      g_param_spec_string("targets", "Target database",
+                          "A target database made by nft_train --database (.nftdb): every target in it is looked "
+                          "for (with target, both). Read at start",
+                          "", flags));
+  g_object_class_install_property(
+      object, PROP_WIDTH_M,
+      g_param_spec_double("width-m", "Target width",
+                          "The printed width of `target`, metres: the poses' translation is then in metres. "
+                          "0 = the model's width (.nftm) or the config's target.width_m",
+                          0.0, 1000.0, 0.0, flags));
+  g_object_class_install_property(
+      object, PROP_CONFIG,
+      g_param_spec_string("config", "Configuration",
+                          "A YAML configuration file, any subset of the keys of /usr/share/nft/config/default.yaml; "
+                          "empty = the defaults. Read at start",
+                          "", flags));
+  g_object_class_install_property(
+      object, PROP_CALIBRATION,
+      g_param_spec_string("calibration", "Camera calibration",
+                          "An OpenCV camera calibration file (YAML/XML/JSON: camera_matrix, distortion_coefficients, "
+                          "image_width, image_height), scaled to the caps' size; empty = the config's camera "
+                          "section, else intrinsics from the caps' size and hfov",
+                          "", flags));
+  g_object_class_install_property(
+      object, PROP_HFOV,
+      g_param_spec_double("hfov", "Horizontal field of view",
+                          "Without a calibration: the camera's horizontal field of view, degrees, from which "
+                          "the intrinsics are made at the caps' size; 0 = the config's camera.hfov_deg (60)",
+                          0.0, 179.0, 0.0, flags));
+  g_object_class_install_property(
+      object, PROP_DRAW,
+      g_param_spec_boolean("draw", "Draw",
+                           "Draw each found target's outline, axes and a box into the passing frame (else the "
+                           "frame passes unchanged and unmapped for writing)",
+                           FALSE, static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                                                           GST_PARAM_MUTABLE_PLAYING)));
+
+  gst_element_class_set_static_metadata(
+      element, "Natural-feature tracker", "Filter/Analyzer/Video",
+      "Finds planar targets (a book cover, a poster) in video, follows them and estimates the camera's pose: per "
+      "buffer a GstNftMeta and an element message nft-result (frame, found, and each target's name, state, "
+      "corners, R, t, inliers); the video passes through, with the augmentations drawn when draw=true",
+      "nft maintainers <nft@invalid>");
+  GstCaps* caps = gst_caps_from_string(
+      (std::string("video/x-raw, format=(string)") + nft::gst::supportedFormatsCaps() +
+       ", width=(int)[ 16, 8192 ], height=(int)[ 16, 8192 ], framerate=(fraction)[ 0/1, MAX ]")
+          .c_str());
+  gst_element_class_add_pad_template(element, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template(element, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref(caps);
+
+  transform->start = start;
+  transform->stop = stop;
+  transform->transform_ip = transformIp;
+  transform->sink_event = sinkEvent;
+  transform->passthrough_on_same_caps = FALSE;
+  transform->transform_ip_on_passthrough = FALSE;
+  filter->set_info = setInfo;
+  GST_DEBUG_CATEGORY_INIT(nft_track_debug, "nfttrack", 0, "natural-feature tracking");
+}
+
+static void gst_nft_track_init(GstNftTrack* self) {
+  self->state = new TrackState;
+  gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
+  gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), FALSE);
+}
+
+gboolean gst_nft_track_register(GstPlugin* plugin) {
+  return gst_element_register(plugin, "nfttrack", GST_RANK_NONE, GST_TYPE_NFT_TRACK);
+}
