@@ -23,6 +23,8 @@ struct TrackState {
   nft::SessionOptions options;           // checked at start
   std::unique_ptr<nft::Session> session; // made on the streaming thread at the first buffer
   std::vector<nft::TargetInfo> targets;
+  cv::Size frameSize;                    // of the frames the Session tracks (empty before the first)
+  std::string refusedCaps;               // the caps last refused: the base class retries them, one error is enough
 };
 
 enum Property { PROP_0, PROP_TARGET, PROP_TARGETS, PROP_WIDTH_M, PROP_CONFIG, PROP_CALIBRATION, PROP_HFOV, PROP_DRAW };
@@ -105,6 +107,8 @@ gboolean stop(GstBaseTransform* trans) {
   std::lock_guard<std::mutex> guard(st.lock);
   st.session.reset();
   st.targets.clear();
+  st.frameSize = cv::Size();
+  st.refusedCaps.clear();
   return TRUE;
 }
 
@@ -114,21 +118,26 @@ gboolean setInfo(GstVideoFilter* filter, GstCaps* incaps, GstVideoInfo* in_info,
   TrackState& st = *self->state;
   const int w = GST_VIDEO_INFO_WIDTH(in_info), h = GST_VIDEO_INFO_HEIGHT(in_info);
   const auto refuse = [&](const std::string& why) {
-    gchar* caps = gst_caps_to_string(incaps);
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("caps %s: %s", caps, why.c_str()), (nullptr));
-    g_free(caps);
+    gchar* text = gst_caps_to_string(incaps);
+    const std::string caps = text;
+    g_free(text);
+    std::lock_guard<std::mutex> guard(st.lock);
+    if (caps != st.refusedCaps)
+      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("caps %s: %s", caps.c_str(), why.c_str()), (nullptr));
+    st.refusedCaps = caps;
     return FALSE;
   };
   if (nft::gst::isYuv420(GST_VIDEO_INFO_FORMAT(in_info)) && (w % 2 != 0 || h % 2 != 0))
     return refuse("a 4:2:0 format needs an even width and height, got " + std::to_string(w) + "x" + std::to_string(h));
-  std::lock_guard<std::mutex> guard(st.lock);
-  if (st.session) {
-    const std::optional<nft::Calibration> camera = st.session->calibration();
-    if (camera && (camera->imageSize.width != w || camera->imageSize.height != h))
-      return refuse("the frame size changed from " + std::to_string(camera->imageSize.width) + "x" +
-                    std::to_string(camera->imageSize.height) + " to " + std::to_string(w) + "x" + std::to_string(h) +
-                    ": one nfttrack tracks one frame size (the camera's intrinsics are fixed by the first frame)");
+  cv::Size tracked;
+  {
+    std::lock_guard<std::mutex> guard(st.lock);
+    tracked = st.frameSize;
   }
+  if (!tracked.empty() && (tracked.width != w || tracked.height != h))
+    return refuse("the frame size changed from " + std::to_string(tracked.width) + "x" + std::to_string(tracked.height) +
+                  " to " + std::to_string(w) + "x" + std::to_string(h) +
+                  ": one nfttrack tracks one frame size (the camera's intrinsics are fixed by the first frame)");
   return TRUE;
 }
 
@@ -164,8 +173,9 @@ GstFlowReturn transformIp(GstBaseTransform* trans, GstBuffer* buffer) {
   const GstClockTime pts = GST_BUFFER_PTS(buffer);
   nft::FrameResult result;
   try {
-    result = st.session->process(nft::gst::imageViewOf(frame),
-                                 GST_CLOCK_TIME_IS_VALID(pts) ? static_cast<long long>(pts) : 0);
+    const nft::ImageView view = nft::gst::imageViewOf(frame);
+    result = st.session->process(view, GST_CLOCK_TIME_IS_VALID(pts) ? static_cast<long long>(pts) : 0);
+    st.frameSize = cv::Size(view.width, view.height);
     if (draw) nft::gst::drawAugmentations(frame, result, *st.session->calibration(), st.targets);
   } catch (const std::exception& e) {
     gst_video_frame_unmap(&frame);
@@ -187,6 +197,7 @@ gboolean sinkEvent(GstBaseTransform* trans, GstEvent* event) {
     std::lock_guard<std::mutex> guard(st.lock);
     st.session.reset();
     st.targets.clear();
+    st.frameSize = cv::Size();
   }
   return GST_BASE_TRANSFORM_CLASS(gst_nft_track_parent_class)->sink_event(trans, event);
 }
