@@ -1,0 +1,149 @@
+"""The plugin libgstnft.so as GStreamer's own tools use it (ctest: gst.pipelines, label gst).
+
+Runs gst-launch-1.0 and gst-inspect-1.0 with the build tree's plugin (GST_PLUGIN_PATH, set by
+ctest with NFT_REPLAY, the build's nft_replay), and examples/gstreamer/nft_bus_poses.py:
+  - on the shared clips (cmu_book, tmt_bookI), nfttrack's bus messages (gst-launch-1.0 -m,
+    and the Python bus reader) give nft_replay's poses on the same frames: the target found in the
+    same frames, every corner within 0.01 px. The same frames: decodebin's I420, whose luma plane
+    nfttrack tracks in place, and its GRAY8 conversion (the same bytes) written losslessly as PNG
+    frames for nft_replay, which reads a folder of frames (OpenCV's own decoder and grey conversion
+    give other bytes).
+  - gst-inspect-1.0 nfttrack documents every property;
+  - a missing target stops the pipeline with an error naming the property and the file.
+Real data: $NFT_DATA_DIR or ../shared/data; a test that needs a missing folder skips with a
+message naming it, or fails where the data must be there (CI=true or NFT_REQUIRE_DATA=1), as the
+C++ tests do (tests/support/test_data.h).
+"""
+
+import csv
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+SOURCE_DIR = pathlib.Path(os.environ.get("NFT_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
+REPLAY = os.environ.get("NFT_REPLAY", "")
+EXAMPLE = SOURCE_DIR / "examples" / "gstreamer" / "nft_bus_poses.py"
+CORNERS = ("ulx", "uly", "urx", "ury", "lrx", "lry", "llx", "lly")
+CLIPS = {"cmu_book": ("video/cmu_book/book.mp4", "video/cmu_book/cv_cover.jpg"),
+         "tmt_bookI": ("video/tmt_bookI/video.mp4", "video/tmt_bookI/target.png")}
+
+
+def require_data(relative: str) -> pathlib.Path:
+    env = os.environ.get("NFT_DATA_DIR", "")
+    path = (pathlib.Path(env) if env else SOURCE_DIR / ".." / "shared" / "data") / relative
+    if not path.exists():
+        message = (f"real data folder missing: {path} (check out shared/ beside the repository "
+                   f"or set NFT_DATA_DIR)")
+        if os.environ.get("CI") == "true" or os.environ.get("NFT_REQUIRE_DATA") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+def run(command, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run(command, capture_output=True, text=True, timeout=600, **kwargs)
+
+
+def read_csv(path) -> dict:
+    """nft_replay's --poses CSV → {frame: None (not found) or [8 corners]}."""
+    frames = {}
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            frames[int(row["frame"])] = [float(row[k]) for k in CORNERS] if row["ulx"] else None
+    return frames
+
+
+def launch_messages(stdout: str) -> dict:
+    """gst-launch-1.0 -m's nft-result messages → {frame: None or [8 corners]}, read with GStreamer's
+    own structure parser."""
+    import gi
+    gi.require_version("Gst", "1.0")
+    from gi.repository import Gst
+    Gst.init(None)
+    frames = {}
+    for line in stdout.splitlines():
+        m = re.search(r"\(element\): (nft-result, .*)$", line)
+        if not m:
+            continue
+        s = Gst.Structure.from_string(m.group(1))[0]
+        assert s is not None, f"unparsable message: {line[:200]}"
+        frame = s.get_uint64("frame")[1]
+        found = s.get_boolean("target0-found")[1]
+        assert s.get_int("found")[1] == (1 if found else 0)
+        frames[frame] = [s.get_double(f"target0-{k}")[1] for k in CORNERS] if found else None
+    return frames
+
+
+def compare(a: dict, b: dict, what: str) -> str:
+    assert a, f"{what}: no frames"
+    assert sorted(a) == sorted(b), f"{what}: frames {len(a)} vs {len(b)}"
+    disagree = [n for n in a if (a[n] is None) != (b[n] is None)]
+    assert not disagree, f"{what}: found in one only: frames {disagree[:20]}"
+    both = [n for n in a if a[n] is not None]
+    worst = max((max(abs(x - y) for x, y in zip(a[n], b[n])) for n in both), default=0.0)
+    summary = f"{what}: {len(a)} frames, found in {len(both)}, max corner difference {worst:.4f} px"
+    print(summary)
+    assert worst <= 0.01, summary
+    return summary
+
+
+@pytest.fixture(scope="module", params=sorted(CLIPS))
+def clip(request, tmp_path_factory):
+    """(video, target, nft_replay's poses on the frames GStreamer decodes) of a shared clip."""
+    video, target = (require_data(p) for p in CLIPS[request.param])
+    work = tmp_path_factory.mktemp(request.param)
+    (work / "frames").mkdir()
+    dump = run(["gst-launch-1.0", "-q", "filesrc", f"location={video}", "!", "decodebin", "!", "videoconvert", "!",
+                "video/x-raw,format=GRAY8", "!", "pngenc", "compression-level=1", "!", "multifilesink",
+                f"location={work / 'frames' / '%05d.png'}"])
+    assert dump.returncode == 0, dump.stderr
+    replay = run([REPLAY, "--target", str(target), "--video", str(work / "frames"), "--poses", str(work / "replay.csv"),
+                  "--no-render", "--progress", "0"])
+    assert replay.returncode == 0, replay.stderr
+    return video, target, read_csv(work / "replay.csv"), work
+
+
+def test_gst_launch_messages_equal_nft_replay(clip):
+    video, target, replay, _ = clip
+    launch = run(["gst-launch-1.0", "-m", "filesrc", f"location={video}", "!", "decodebin", "!", "videoconvert", "!",
+                  "nfttrack", f"target={target}", "!", "fakesink"])
+    assert launch.returncode == 0, launch.stdout[-2000:] + launch.stderr
+    compare(launch_messages(launch.stdout), replay, f"gst-launch-1.0 -m on {video.name} vs nft_replay")
+
+
+def test_python_bus_reader_equals_nft_replay(clip):
+    video, target, replay, work = clip
+    out = work / "bus.csv"
+    reader = run([sys.executable, str(EXAMPLE), "--video", str(video), "--target", str(target), "--poses", str(out)])
+    assert reader.returncode == 0, reader.stderr
+    compare(read_csv(out), replay, f"{EXAMPLE.name} on {video.name} vs nft_replay")
+
+
+def test_gst_inspect_documents_every_property():
+    inspect = run(["gst-inspect-1.0", "nfttrack"])
+    assert inspect.returncode == 0, inspect.stderr
+    plugin_dir = os.environ["GST_PLUGIN_PATH"].split(":")[0]
+    assert re.search(r"Filename\s+" + re.escape(plugin_dir) + r"/libgstnft\.so", inspect.stdout), inspect.stdout
+    for prop in ("target", "targets", "width-m", "config", "calibration", "hfov", "draw"):
+        m = re.search(r"^  " + re.escape(prop) + r"\s+: (.+)$", inspect.stdout, re.M)
+        assert m and len(m.group(1)) > 40, f"property {prop} undocumented:\n{inspect.stdout}"
+    for fmt in ("GRAY8", "NV12", "NV21", "I420", "YUY2", "RGBA", "BGRx", "BGR"):
+        assert f"(string){fmt}," in inspect.stdout or f"(string){fmt} " in inspect.stdout, fmt
+
+
+def test_a_missing_target_stops_the_pipeline_naming_the_property():
+    launch = run(["gst-launch-1.0", "videotestsrc", "num-buffers=5", "!", "nfttrack", "target=/no/such/cover.jpg", "!",
+                  "fakesink"])
+    assert launch.returncode != 0
+    assert "property target = '/no/such/cover.jpg': the file does not exist" in launch.stdout + launch.stderr
+
+
+def test_python_bus_reader_reports_the_element_error():
+    reader = run([sys.executable, str(EXAMPLE), "--pipeline",
+                  "videotestsrc num-buffers=5 ! nfttrack config=/no/such.yaml target=/no/such/cover.jpg ! fakesink"])
+    assert reader.returncode == 1
+    assert "nft_bus_poses: nfttrack0: property target = '/no/such/cover.jpg': the file does not exist" in reader.stderr
