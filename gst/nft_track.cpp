@@ -24,7 +24,7 @@ struct TrackState {
   std::unique_ptr<nft::Session> session; // made on the streaming thread at the first buffer
   std::vector<nft::TargetInfo> targets;
   cv::Size frameSize;                    // of the frames the Session tracks (empty before the first)
-  std::string refusedCaps;               // the caps last refused: the base class retries them, one error is enough
+  bool capsRefused = false;              // the caps' error is posted: their buffers are refused
 };
 
 enum Property { PROP_0, PROP_TARGET, PROP_TARGETS, PROP_WIDTH_M, PROP_CONFIG, PROP_CALIBRATION, PROP_HFOV, PROP_DRAW };
@@ -108,36 +108,31 @@ gboolean stop(GstBaseTransform* trans) {
   st.session.reset();
   st.targets.clear();
   st.frameSize = cv::Size();
-  st.refusedCaps.clear();
+  st.capsRefused = false;
   return TRUE;
 }
 
-/// The caps' frame: 4:2:0 formats need an even size; one Session tracks one frame size.
+/// The caps' frame: 4:2:0 formats need an even size; one Session tracks one frame size. Caps it
+/// cannot track are accepted here but posted as an error, once, and their buffers refused
+/// (not-negotiated): failing set_info instead makes the base class retry the same caps.
 gboolean setInfo(GstVideoFilter* filter, GstCaps* incaps, GstVideoInfo* in_info, GstCaps*, GstVideoInfo*) {
   GstNftTrack* self = GST_NFT_TRACK(filter);
   TrackState& st = *self->state;
   const int w = GST_VIDEO_INFO_WIDTH(in_info), h = GST_VIDEO_INFO_HEIGHT(in_info);
-  const auto refuse = [&](const std::string& why) {
-    gchar* text = gst_caps_to_string(incaps);
-    const std::string caps = text;
-    g_free(text);
-    std::lock_guard<std::mutex> guard(st.lock);
-    if (caps != st.refusedCaps)
-      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("caps %s: %s", caps.c_str(), why.c_str()), (nullptr));
-    st.refusedCaps = caps;
-    return FALSE;
-  };
+  std::lock_guard<std::mutex> guard(st.lock);
+  std::string why;
   if (nft::gst::isYuv420(GST_VIDEO_INFO_FORMAT(in_info)) && (w % 2 != 0 || h % 2 != 0))
-    return refuse("a 4:2:0 format needs an even width and height, got " + std::to_string(w) + "x" + std::to_string(h));
-  cv::Size tracked;
-  {
-    std::lock_guard<std::mutex> guard(st.lock);
-    tracked = st.frameSize;
+    why = "a 4:2:0 format needs an even width and height, got " + std::to_string(w) + "x" + std::to_string(h);
+  else if (!st.frameSize.empty() && (st.frameSize.width != w || st.frameSize.height != h))
+    why = "the frame size changed from " + std::to_string(st.frameSize.width) + "x" +
+          std::to_string(st.frameSize.height) + " to " + std::to_string(w) + "x" + std::to_string(h) +
+          ": one nfttrack tracks one frame size (the camera's intrinsics are fixed by the first frame)";
+  st.capsRefused = !why.empty();
+  if (st.capsRefused) {
+    gchar* caps = gst_caps_to_string(incaps);
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("caps %s: %s", caps, why.c_str()), (nullptr));
+    g_free(caps);
   }
-  if (!tracked.empty() && (tracked.width != w || tracked.height != h))
-    return refuse("the frame size changed from " + std::to_string(tracked.width) + "x" + std::to_string(tracked.height) +
-                  " to " + std::to_string(w) + "x" + std::to_string(h) +
-                  ": one nfttrack tracks one frame size (the camera's intrinsics are fixed by the first frame)");
   return TRUE;
 }
 
@@ -146,6 +141,7 @@ GstFlowReturn transformIp(GstBaseTransform* trans, GstBuffer* buffer) {
   GstVideoFilter* filter = GST_VIDEO_FILTER(trans);
   TrackState& st = *self->state;
   std::unique_lock<std::mutex> guard(st.lock);
+  if (st.capsRefused) return GST_FLOW_NOT_NEGOTIATED;  // the error is on the bus already
   if (!st.session) {
     try {
       st.session = nft::gst::openSession(st.settings, st.options);

@@ -8,6 +8,8 @@ ctest with NFT_REPLAY, the build's nft_replay), and examples/gstreamer/nft_bus_p
     nfttrack tracks in place, and its GRAY8 conversion (the same bytes) written losslessly as PNG
     frames for nft_replay, which reads a folder of frames (OpenCV's own decoder and grey conversion
     give other bytes).
+  - examples/gstreamer/board_camera.sh runs with the clip in place of the camera and no display
+    (NFT_SOURCE, NFT_SINK), drawing into every frame;
   - gst-inspect-1.0 nfttrack documents every property;
   - a missing target stops the pipeline with an error naming the property and the file.
 Real data: $NFT_DATA_DIR or ../shared/data; a test that needs a missing folder skips with a
@@ -147,3 +149,12 @@ def test_python_bus_reader_reports_the_element_error():
                   "videotestsrc num-buffers=5 ! nfttrack config=/no/such.yaml target=/no/such/cover.jpg ! fakesink"])
     assert reader.returncode == 1
     assert "nft_bus_poses: nfttrack0: property target = '/no/such/cover.jpg': the file does not exist" in reader.stderr
+
+
+def test_board_camera_script_runs_on_a_clip_instead_of_the_camera():
+    video, target = require_data("video/cmu_book/book.mp4"), require_data("video/cmu_book/cv_cover.jpg")
+    env = dict(os.environ, NFT_SOURCE=f"filesrc location={video} ! decodebin", NFT_SINK="fakesink",
+               NFT_TRACK="width-m=0.185")
+    script = run(["sh", str(SOURCE_DIR / "examples" / "gstreamer" / "board_camera.sh"), str(target)], env=env)
+    assert script.returncode == 0, script.stdout[-2000:] + script.stderr
+    assert "Got EOS from element" in script.stdout, script.stdout[-2000:]
