@@ -1,5 +1,6 @@
 #include "gst/nft_track.h"
 
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -137,6 +138,7 @@ gboolean setInfo(GstVideoFilter* filter, GstCaps* incaps, GstVideoInfo* in_info,
 }
 
 GstFlowReturn transformIp(GstBaseTransform* trans, GstBuffer* buffer) {
+  const auto start = std::chrono::steady_clock::now();
   GstNftTrack* self = GST_NFT_TRACK(trans);
   GstVideoFilter* filter = GST_VIDEO_FILTER(trans);
   TrackState& st = *self->state;
@@ -181,8 +183,9 @@ GstFlowReturn transformIp(GstBaseTransform* trans, GstBuffer* buffer) {
   gst_video_frame_unmap(&frame);
   guard.unlock();
   nft::gst::addNftMeta(buffer, result);
-  gst_element_post_message(GST_ELEMENT(self),
-                           gst_message_new_element(GST_OBJECT(self), nft::gst::resultStructure(result, pts)));
+  const double elementMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self),
+                                                                      nft::gst::resultStructure(result, pts, elementMs)));
   return GST_FLOW_OK;
 }
 

@@ -4,7 +4,7 @@
 
 namespace nft::gst {
 
-GstStructure* resultStructure(const FrameResult& result, GstClockTime pts) {
+GstStructure* resultStructure(const FrameResult& result, GstClockTime pts, double elementMs) {
   int found = 0;
   for (const TargetResult& t : result.targets) found += t.found ? 1 : 0;
   GstStructure* s = gst_structure_new(kResultStructureName,                                      //
@@ -13,6 +13,7 @@ GstStructure* resultStructure(const FrameResult& result, GstClockTime pts) {
                                       "found", G_TYPE_INT, found,                                  //
                                       "targets", G_TYPE_INT, static_cast<gint>(result.targets.size()),
                                       "process-ms", G_TYPE_DOUBLE, result.timings.total,  //
+                                      "element-ms", G_TYPE_DOUBLE, elementMs,             //
                                       nullptr);
   static const char* const kCorner[8] = {"ulx", "uly", "urx", "ury", "lrx", "lry", "llx", "lly"};
   for (size_t i = 0; i < result.targets.size(); ++i) {

@@ -19,7 +19,11 @@ inline constexpr const char* kResultStructureName = "nft-result";
 ///   targets (gint)        how many target entries follow (FrameResult::targets: with one
 ///                         target, that target every frame; with several, the found and the
 ///                         lost ones);
-///   process-ms (gdouble)  the Session's time for the frame, milliseconds;
+///   process-ms (gdouble)  the Session's time for the frame, milliseconds (FrameTimings::total);
+///   element-ms (gdouble)  nfttrack's time for the buffer up to this message, milliseconds: the
+///                         Session's, the mapping, the drawing and the meta (its overhead is
+///                         element-ms − process-ms; the first buffer's also holds the Session's
+///                         making and the targets' training);
 /// then for each entry i = 0 .. targets − 1, fields named "target<i>-<field>":
 ///   id (gint), name (string), state (string: "detecting", "tracking" or "lost"),
 ///   found (gboolean), inliers (gint), reproj-px (gdouble, pixels),
@@ -29,7 +33,8 @@ inline constexpr const char* kResultStructureName = "nft-result";
 ///   rz (gdouble, R as a rotation vector, radians) and tx, ty, tz (gdouble: metres when the
 ///   target's width is known, else target pixels).
 /// @param pts the buffer's presentation time, or GST_CLOCK_TIME_NONE.
+/// @param elementMs the element's time for the buffer so far, milliseconds.
 /// @return a new structure the caller owns (gst_message_new_element takes it).
-GstStructure* resultStructure(const FrameResult& result, GstClockTime pts);
+GstStructure* resultStructure(const FrameResult& result, GstClockTime pts, double elementMs);
 
 }  // namespace nft::gst

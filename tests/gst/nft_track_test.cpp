@@ -27,14 +27,33 @@ struct TrackRun {
   }
 };
 
+/// A fresh nfttrack with `target` under a harness, posting on a bus of its own.
+struct TrackHarness {
+  GstElement* element = nullptr;
+  GstBus* bus = nullptr;
+  GstHarness* h = nullptr;
+  explicit TrackHarness(const std::string& target) {
+    initGstreamer();
+    element = gst_element_factory_make("nfttrack", nullptr);
+    g_object_set(element, "target", target.c_str(), nullptr);
+    bus = gst_bus_new();
+    gst_element_set_bus(element, bus);
+    h = gst_harness_new_with_element(element, "sink", "src");
+  }
+  ~TrackHarness() {
+    gst_harness_teardown(h);
+    gst_object_unref(element);
+    gst_object_unref(bus);
+  }
+  TrackHarness(const TrackHarness&) = delete;
+  TrackHarness& operator=(const TrackHarness&) = delete;
+};
+
 void runFrame(TrackRun& run, const cv::Mat& frame, GstVideoFormat format, bool draw = false) {
-  initGstreamer();
-  GstElement* element = gst_element_factory_make("nfttrack", nullptr);
-  ASSERT_NE(element, nullptr);
-  g_object_set(element, "target", scene().targetPath.c_str(), "draw", draw, nullptr);
-  GstBus* bus = gst_bus_new();
-  gst_element_set_bus(element, bus);
-  GstHarness* h = gst_harness_new_with_element(element, "sink", "src");
+  TrackHarness t(scene().targetPath);
+  g_object_set(t.element, "draw", draw, nullptr);
+  GstHarness* h = t.h;
+  GstBus* bus = t.bus;
   gst_harness_set_src_caps_str(h, capsOf(frame, format).c_str());
   ASSERT_EQ(gst_harness_push(h, bufferOf(frame, format)), GST_FLOW_OK) << gst_video_format_to_string(format);
   run.out = gst_harness_pull(h);
@@ -44,9 +63,6 @@ void runFrame(TrackRun& run, const cv::Mat& frame, GstVideoFormat format, bool d
     gst_message_unref(m);
   }
   EXPECT_TRUE(busErrors(bus).empty());
-  gst_harness_teardown(h);
-  gst_object_unref(element);
-  gst_object_unref(bus);
 }
 
 /// The meta's first target's corners as points.
@@ -88,6 +104,10 @@ TEST(NftTrack, FindsTheTargetAndPutsItsPoseInTheMetaAndTheMessage) {
   EXPECT_EQ(found, 1);
   EXPECT_EQ(targets, 1);
   EXPECT_STREQ(gst_structure_get_string(s, "target0-state"), "detecting");
+  double processMs = NAN, elementMs = NAN;
+  ASSERT_TRUE(gst_structure_get_double(s, "process-ms", &processMs) && gst_structure_get_double(s, "element-ms", &elementMs));
+  EXPECT_GT(processMs, 0.0);
+  EXPECT_GE(elementMs, processMs) << "the element's time holds the Session's";
   static const char* const kCorner[8] = {"ulx", "uly", "urx", "ury", "lrx", "lry", "llx", "lly"};
   for (int c = 0; c < 8; ++c) {
     double v = NAN;
@@ -223,49 +243,34 @@ TEST(NftTrackErrors, AMissingCalibrationFileNamesTheProperty) {
 }
 
 TEST(NftTrackErrors, ATargetThatIsNoImageFailsTheFirstBufferNamingTheProperty) {
-  initGstreamer();
   const std::string path = (std::filesystem::temp_directory_path() / "nft_gst_not_an_image.jpg").string();
   std::ofstream(path) << "not a JPEG";
-  GstElement* element = gst_element_factory_make("nfttrack", nullptr);
-  g_object_set(element, "target", path.c_str(), nullptr);
-  GstBus* bus = gst_bus_new();
-  gst_element_set_bus(element, bus);
-  GstHarness* h = gst_harness_new_with_element(element, "sink", "src");
+  TrackHarness t(path);
+  GstHarness* h = t.h;
+  GstBus* bus = t.bus;
   gst_harness_set_src_caps_str(h, capsOf(scene().frame, GST_VIDEO_FORMAT_GRAY8).c_str());
   EXPECT_EQ(gst_harness_push(h, bufferOf(scene().frame, GST_VIDEO_FORMAT_GRAY8)), GST_FLOW_ERROR);
   const auto errors = busErrors(bus);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("property target = '" + path + "'"), std::string::npos) << errors[0];
-  gst_harness_teardown(h);
-  gst_object_unref(element);
-  gst_object_unref(bus);
   std::filesystem::remove(path);
 }
 
 TEST(NftTrackErrors, OddSizedI420CapsAreRefusedNamingTheCaps) {
-  initGstreamer();
-  GstElement* element = gst_element_factory_make("nfttrack", nullptr);
-  g_object_set(element, "target", scene().targetPath.c_str(), nullptr);
-  GstBus* bus = gst_bus_new();
-  gst_element_set_bus(element, bus);
-  GstHarness* h = gst_harness_new_with_element(element, "sink", "src");
+  TrackHarness t(scene().targetPath);
+  GstHarness* h = t.h;
+  GstBus* bus = t.bus;
   gst_harness_set_src_caps_str(h, "video/x-raw,format=I420,width=641,height=481,framerate=30/1");
   const auto errors = busErrors(bus);
   ASSERT_EQ(errors.size(), 1u) << "one error, however often the base class retries the caps";
   EXPECT_NE(errors[0].find("format=(string)I420"), std::string::npos) << errors[0];
   EXPECT_NE(errors[0].find("even width and height, got 641x481"), std::string::npos) << errors[0];
-  gst_harness_teardown(h);
-  gst_object_unref(element);
-  gst_object_unref(bus);
 }
 
 TEST(NftTrackErrors, CapsOfAnotherFrameSizeAfterTheFirstFramesAreRefused) {
-  initGstreamer();
-  GstElement* element = gst_element_factory_make("nfttrack", nullptr);
-  g_object_set(element, "target", scene().targetPath.c_str(), nullptr);
-  GstBus* bus = gst_bus_new();
-  gst_element_set_bus(element, bus);
-  GstHarness* h = gst_harness_new_with_element(element, "sink", "src");
+  TrackHarness t(scene().targetPath);
+  GstHarness* h = t.h;
+  GstBus* bus = t.bus;
   gst_harness_set_src_caps_str(h, capsOf(scene().frame, GST_VIDEO_FORMAT_GRAY8).c_str());
   ASSERT_EQ(gst_harness_push(h, bufferOf(scene().frame, GST_VIDEO_FORMAT_GRAY8)), GST_FLOW_OK);
   EXPECT_TRUE(busErrors(bus).empty());
@@ -273,9 +278,6 @@ TEST(NftTrackErrors, CapsOfAnotherFrameSizeAfterTheFirstFramesAreRefused) {
   const auto errors = busErrors(bus);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("the frame size changed from 642x482 to 640x480"), std::string::npos) << errors[0];
-  gst_harness_teardown(h);
-  gst_object_unref(element);
-  gst_object_unref(bus);
 }
 
 // --- The message's structure, from a FrameResult made by hand. ---
@@ -297,7 +299,8 @@ TEST(NftResultMessage, CarriesFrameFoundAndEachTargetsFields) {
   b.name = "poster";
   b.state = TrackingState::Lost;
   r.targets = {a, b};
-  GstStructure* s = nft::gst::resultStructure(r, 5 * GST_SECOND);
+  r.timings.total = 1.25;
+  GstStructure* s = nft::gst::resultStructure(r, 5 * GST_SECOND, 1.5);
   EXPECT_STREQ(gst_structure_get_name(s), "nft-result");
   guint64 frame = 0, timestamp = 0;
   gint found = 0, targets = 0, inliers = 0;
@@ -305,6 +308,10 @@ TEST(NftResultMessage, CarriesFrameFoundAndEachTargetsFields) {
   ASSERT_TRUE(gst_structure_get_int(s, "found", &found) && gst_structure_get_int(s, "targets", &targets));
   EXPECT_EQ(frame, 41u);
   EXPECT_EQ(timestamp, 5 * GST_SECOND);
+  double processMs = 0, elementMs = 0;
+  ASSERT_TRUE(gst_structure_get_double(s, "process-ms", &processMs) && gst_structure_get_double(s, "element-ms", &elementMs));
+  EXPECT_DOUBLE_EQ(processMs, 1.25);
+  EXPECT_DOUBLE_EQ(elementMs, 1.5);
   EXPECT_EQ(found, 1);
   EXPECT_EQ(targets, 2);
   EXPECT_STREQ(gst_structure_get_string(s, "target0-name"), "cover");
