@@ -9,6 +9,7 @@
 #include "gst/frame_drawing.h"
 #include "gst/nft_meta.h"
 #include "gst/result_message.h"
+#include "gst/track_properties.h"
 #include "gst/track_settings.h"
 #include "gst/video_view.h"
 
@@ -27,8 +28,6 @@ struct TrackState {
   cv::Size frameSize;                    // of the frames the Session tracks (empty before the first)
   bool capsRefused = false;              // the caps' error is posted: their buffers are refused
 };
-
-enum Property { PROP_0, PROP_TARGET, PROP_TARGETS, PROP_WIDTH_M, PROP_CONFIG, PROP_CALIBRATION, PROP_HFOV, PROP_DRAW };
 
 /// Posts a property's error on the bus: the pipeline stops (gst-launch-1.0 prints it and exits 1).
 void postPropertyError(GstNftTrack* self, const nft::gst::PropertyError& e) {
@@ -52,34 +51,13 @@ namespace {
 void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* spec) {
   TrackState& st = *GST_NFT_TRACK(object)->state;
   std::lock_guard<std::mutex> guard(st.lock);
-  nft::gst::TrackSettings& s = st.settings;
-  const auto text = [&] { const gchar* v = g_value_get_string(value); return std::string(v != nullptr ? v : ""); };
-  switch (id) {
-    case PROP_TARGET: s.target = text(); break;
-    case PROP_TARGETS: s.targets = text(); break;
-    case PROP_WIDTH_M: s.widthMetres = g_value_get_double(value); break;
-    case PROP_CONFIG: s.config = text(); break;
-    case PROP_CALIBRATION: s.calibration = text(); break;
-    case PROP_HFOV: s.hfovDeg = g_value_get_double(value); break;
-    case PROP_DRAW: s.draw = g_value_get_boolean(value); break;
-    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, spec);
-  }
+  if (!nft::gst::setTrackProperty(st.settings, id, value)) G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, spec);
 }
 
 void getProperty(GObject* object, guint id, GValue* value, GParamSpec* spec) {
   TrackState& st = *GST_NFT_TRACK(object)->state;
   std::lock_guard<std::mutex> guard(st.lock);
-  const nft::gst::TrackSettings& s = st.settings;
-  switch (id) {
-    case PROP_TARGET: g_value_set_string(value, s.target.c_str()); break;
-    case PROP_TARGETS: g_value_set_string(value, s.targets.c_str()); break;
-    case PROP_WIDTH_M: g_value_set_double(value, s.widthMetres); break;
-    case PROP_CONFIG: g_value_set_string(value, s.config.c_str()); break;
-    case PROP_CALIBRATION: g_value_set_string(value, s.calibration.c_str()); break;
-    case PROP_HFOV: g_value_set_double(value, s.hfovDeg); break;
-    case PROP_DRAW: g_value_set_boolean(value, s.draw); break;
-    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, spec);
-  }
+  if (!nft::gst::getTrackProperty(st.settings, id, value)) G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, spec);
 }
 
 void finalize(GObject* object) {
@@ -211,51 +189,7 @@ static void gst_nft_track_class_init(GstNftTrackClass* klass) {
   object->set_property = setProperty;
   object->get_property = getProperty;
   object->finalize = finalize;
-  const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
-  g_object_class_install_property(
-      object, PROP_TARGET,
-      g_param_spec_string("target", "Target",
-                          "The target to track: an image (PNG, JPEG...; trained when the first buffer arrives, "
-                          "seconds on a software GPU) or a model made by nft_train (.nftm). Read at start",
-                          "", flags));
-  g_object_class_install_property(
-      object, PROP_TARGETS,
-      g_param_spec_string("targets", "Target database",
-                          "A target database made by nft_train --database (.nftdb): every target in it is looked "
-                          "for (with target, both). Read at start",
-                          "", flags));
-  g_object_class_install_property(
-      object, PROP_WIDTH_M,
-      g_param_spec_double("width-m", "Target width",
-                          "The printed width of `target`, metres: the poses' translation is then in metres. "
-                          "0 = the model's width (.nftm) or the config's target.width_m",
-                          0.0, 1000.0, 0.0, flags));
-  g_object_class_install_property(
-      object, PROP_CONFIG,
-      g_param_spec_string("config", "Configuration",
-                          "A YAML configuration file, any subset of the keys of /usr/share/nft/config/default.yaml; "
-                          "empty = the defaults. Read at start",
-                          "", flags));
-  g_object_class_install_property(
-      object, PROP_CALIBRATION,
-      g_param_spec_string("calibration", "Camera calibration",
-                          "An OpenCV camera calibration file (YAML/XML/JSON: camera_matrix, distortion_coefficients, "
-                          "image_width, image_height), scaled to the caps' size; empty = the config's camera "
-                          "section, else intrinsics from the caps' size and hfov",
-                          "", flags));
-  g_object_class_install_property(
-      object, PROP_HFOV,
-      g_param_spec_double("hfov", "Horizontal field of view",
-                          "Without a calibration: the camera's horizontal field of view, degrees, from which "
-                          "the intrinsics are made at the caps' size; 0 = the config's camera.hfov_deg (60)",
-                          0.0, 179.0, 0.0, flags));
-  g_object_class_install_property(
-      object, PROP_DRAW,
-      g_param_spec_boolean("draw", "Draw",
-                           "Draw each found target's outline, axes and a box into the passing frame (else the "
-                           "frame passes unchanged and unmapped for writing)",
-                           FALSE, static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-                                                           GST_PARAM_MUTABLE_PLAYING)));
+  nft::gst::installTrackProperties(object, true);
 
   gst_element_class_set_static_metadata(
       element, "Natural-feature tracker", "Filter/Analyzer/Video",
