@@ -29,13 +29,6 @@ struct TrackState {
   bool capsRefused = false;              // the caps' error is posted: their buffers are refused
 };
 
-/// Posts a property's error on the bus: the pipeline stops (gst-launch-1.0 prints it and exits 1).
-void postPropertyError(GstNftTrack* self, const nft::gst::PropertyError& e) {
-  if (e.notFound())
-    GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND, ("%s", e.what()), (nullptr));
-  else
-    GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("%s", e.what()), (nullptr));
-}
 
 }  // namespace
 
@@ -73,7 +66,7 @@ gboolean start(GstBaseTransform* trans) {
   try {
     st.options = nft::gst::sessionOptionsOf(st.settings);
   } catch (const nft::gst::PropertyError& e) {
-    postPropertyError(self, e);
+    nft::gst::postPropertyError(GST_ELEMENT(self), e);
     return FALSE;
   }
   return TRUE;
@@ -130,7 +123,7 @@ GstFlowReturn transformIp(GstBaseTransform* trans, GstBuffer* buffer) {
       GST_INFO_OBJECT(self, "Session on %s (%s), %zu targets", st.session->gpuRenderer().c_str(),
                       st.session->contextDescription().c_str(), st.targets.size());
     } catch (const nft::gst::PropertyError& e) {
-      postPropertyError(self, e);
+      nft::gst::postPropertyError(GST_ELEMENT(self), e);
       return GST_FLOW_ERROR;
     } catch (const std::exception& e) {
       GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("%s", e.what()), (nullptr));

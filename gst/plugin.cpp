@@ -4,16 +4,19 @@
 
 #include <gst/gst.h>
 
+#include "gst/nft_gl_overlay.h"
 #include "gst/nft_track.h"
 
 namespace {
 
-gboolean pluginInit(GstPlugin* plugin) { return gst_nft_track_register(plugin); }
+gboolean pluginInit(GstPlugin* plugin) {
+  return gst_nft_track_register(plugin) && gst_nft_gl_overlay_register(plugin);
+}
 
 }  // namespace
 
 #define PACKAGE "nft"
 // The project states no licence yet: "unknown" is what GStreamer accepts for that.
 GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, nft,
-                  "Natural-feature tracking of planar targets (nft::Session): nfttrack", pluginInit, NFT_VERSION_STRING,
+                  "Natural-feature tracking of planar targets (nft::Session): nfttrack, nftgloverlay", pluginInit, NFT_VERSION_STRING,
                   GST_LICENSE_UNKNOWN, "nft", "https://invalid/nft")

@@ -53,6 +53,13 @@ void installTrackProperties(GObjectClass* object, bool withDraw) {
                                                              GST_PARAM_MUTABLE_PLAYING)));
 }
 
+void postPropertyError(GstElement* element, const PropertyError& e) {
+  if (e.notFound())
+    GST_ELEMENT_ERROR(element, RESOURCE, NOT_FOUND, ("%s", e.what()), (nullptr));
+  else
+    GST_ELEMENT_ERROR(element, RESOURCE, SETTINGS, ("%s", e.what()), (nullptr));
+}
+
 bool setTrackProperty(TrackSettings& s, guint id, const GValue* value) {
   const auto text = [&] {
     const gchar* v = g_value_get_string(value);

@@ -29,4 +29,8 @@ bool setTrackProperty(TrackSettings& s, guint id, const GValue* value);
 /// Gets property `id` of `s` into `value`. @return false for an id that is none of these.
 bool getTrackProperty(const TrackSettings& s, guint id, GValue* value);
 
+/// Posts `e` on the bus as `element`'s error (GST_RESOURCE_ERROR_NOT_FOUND for a missing file,
+/// else GST_RESOURCE_ERROR_SETTINGS): the pipeline stops; gst-launch-1.0 prints it and exits 1.
+void postPropertyError(GstElement* element, const PropertyError& e);
+
 }  // namespace nft::gst

@@ -414,7 +414,9 @@ gst_inspect() {
   for p in target targets width-m config calibration hfov draw; do
     grep -qE "^  $p +: .{40,}" "$work/out/gst-inspect.txt" || { echo "gst-inspect-1.0 nfttrack: property $p undocumented"; return 1; }
   done
-  echo ">> gst-inspect-1.0 nfttrack: $gst_plugin, 7 properties documented"
+  "${gst_env[@]}" gst-inspect-1.0 nftgloverlay >"$work/out/gst-inspect-gl.txt" 2>&1 ||
+    { cat "$work/out/gst-inspect-gl.txt"; echo "gst-inspect-1.0 does not find nftgloverlay"; return 1; }
+  echo ">> gst-inspect-1.0 nfttrack: $gst_plugin, 7 properties documented; nftgloverlay found"
 }
 
 # The installed plugin on cmu_book: its found frames equal the installed nft_replay's on the same
