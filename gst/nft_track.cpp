@@ -20,7 +20,7 @@ namespace {
 
 /// The element's C++ state, behind the GObject instance.
 struct TrackState {
-  std::mutex lock;                       // guards settings (properties are set from any thread)
+  std::mutex lock;                       // guards all below (properties are set from any thread)
   nft::gst::TrackSettings settings;
   nft::SessionOptions options;           // checked at start
   std::unique_ptr<nft::Session> session; // made on the streaming thread at the first buffer
@@ -28,7 +28,6 @@ struct TrackState {
   cv::Size frameSize;                    // of the frames the Session tracks (empty before the first)
   bool capsRefused = false;              // the caps' error is posted: their buffers are refused
 };
-
 
 }  // namespace
 
