@@ -15,6 +15,9 @@ pad, the base class's work included, and its own logging too (an upper bound). A
 on the same frames (GStreamer's GRAY8 of them, as PNG: the I420 luma nfttrack tracks), its
 per-frame Session time (its --poses CSV's ms): the Session as the programs run it.
 
+--element nftgloverlay measures the GL element instead (glupload ! glcolorconvert ! nftgloverlay,
+headless on llvmpipe): its time holds reading the frame back and drawing it, its job.
+
 The first frames (the detection and the Session's making) are left out (--skip); each size runs
 --repeats times and the medians of the runs are reported. Prints a table and, with --json, writes
 the numbers. GST_PLUGIN_PATH must name the plugin's folder (build/release/gst) unless installed.
@@ -33,12 +36,18 @@ import sys
 import tempfile
 
 
-def run_pipeline(video, target, width, height, frames, trace_file):
+def run_pipeline(video, target, width, height, frames, trace_file, element):
     env = dict(os.environ, GST_TRACERS="latency(flags=element)", GST_DEBUG="GST_TRACER:7",
                GST_DEBUG_FILE=str(trace_file), GST_DEBUG_NO_COLOR="1")
+    if element == "nftgloverlay":  # RGBA textures of GStreamer's GL context, headless on llvmpipe
+        for k, v in (("GST_GL_API", "gles2"), ("GST_GL_PLATFORM", "egl"), ("GST_GL_WINDOW", "egl-device")):
+            env.setdefault(k, v)
+        upload = ["glupload", "!", "glcolorconvert", "!", "video/x-raw(memory:GLMemory),format=RGBA", "!"]
+    else:
+        upload = []
     command = ["gst-launch-1.0", "-m", "filesrc", f"location={video}", "!", "decodebin", "!", "videoconvert", "!",
-               "videoscale", "!", f"video/x-raw,format=I420,width={width},height={height}", "!",
-               "nfttrack", f"target={target}", "!", "fakesink", "sync=false", f"num-buffers={frames}"]
+               "videoscale", "!", f"video/x-raw,format=I420,width={width},height={height}", "!", *upload,
+               element, f"target={target}", "!", "fakesink", "sync=false", f"num-buffers={frames}"]
     out = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1200)
     if out.returncode != 0:
         sys.exit(f"gst_overhead: {' '.join(command)} failed:\n{out.stdout[-2000:]}{out.stderr}")
@@ -46,10 +55,10 @@ def run_pipeline(video, target, width, height, frames, trace_file):
                        r"element-ms=\(double\)([0-9.e+-]+)", out.stdout)
     session_ms = [float(p) for p, _ in times]
     element_ms = [float(e) for _, e in times]
-    pad_ms = [int(t) / 1e6 for t in re.findall(r"element-latency, .*element=\(string\)nfttrack0, .*time=\(guint64\)(\d+)",
-                                              trace_file.read_text())]
+    pad_ms = [int(t) / 1e6 for t in re.findall(r"element-latency, .*element=\(string\)" + element +
+                                              r"0, .*time=\(guint64\)(\d+)", trace_file.read_text())]
     if len(session_ms) != len(pad_ms) or not session_ms:
-        sys.exit(f"gst_overhead: {len(session_ms)} nft-result messages but {len(pad_ms)} nfttrack latency records")
+        sys.exit(f"gst_overhead: {len(session_ms)} nft-result messages but {len(pad_ms)} {element} latency records")
     return element_ms, session_ms, pad_ms
 
 
@@ -78,6 +87,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--sizes", default="640x480,1280x720")
     parser.add_argument("--json", help="write the numbers here")
+    parser.add_argument("--element", choices=("nfttrack", "nftgloverlay"), default="nfttrack",
+                        help="nftgloverlay: its time holds reading the frame back and drawing it")
     args = parser.parse_args()
     video = pathlib.Path(args.data) / "video" / "cmu_book" / "book.mp4"
     target = pathlib.Path(args.data) / "video" / "cmu_book" / "cv_cover.jpg"
@@ -91,7 +102,8 @@ def main():
             width, height = (int(v) for v in size.split("x"))
             element, session, pad, replay = [], [], [], []
             for r in range(args.repeats):
-                e, s, p = run_pipeline(video, target, width, height, args.frames, work / f"trace-{size}-{r}.log")
+                e, s, p = run_pipeline(video, target, width, height, args.frames, work / f"trace-{size}-{r}.log",
+                                       args.element)
                 element.append(statistics.median(e[args.skip:]))
                 session.append(statistics.median(s[args.skip:]))
                 pad.append(statistics.median(p[args.skip:]))
@@ -108,7 +120,7 @@ def main():
             row["pad_to_pad_over_session"] = row["pad_to_pad_ms"] / row["session_ms"]
             row["element_over_replay"] = row["element_ms"] / row["replay_session_ms"]
             results.append(row)
-    print("median ms per frame: the Session in nfttrack, nfttrack (element-ms), pad to pad (latency tracer), "
+    print(f"median ms per frame: the Session in {args.element}, {args.element} (element-ms), pad to pad (latency tracer), "
           "nft_replay's Session on the same frames")
     print("size       Session  element  ratio  pad-to-pad  ratio  nft_replay  element/nft_replay")
     for r in results:

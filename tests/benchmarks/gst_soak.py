@@ -6,9 +6,12 @@ Decodes the shared clip cmu_book once into GRAY8 PNG frames, then plays them in 
 process, and reports: the nft-result messages (one per buffer nfttrack tracked), the buffers
 fakesink received (none dropped: both equal --frames), the frames the target was found in, and
 this process's resident memory (VmRSS) after the first --warmup frames and at the end: the drift
-between them. GST_PLUGIN_PATH must name the plugin's folder unless it is installed.
+between them. --element nftgloverlay runs the GL element instead (glupload ! glcolorconvert !
+nftgloverlay; headless on llvmpipe: GST_GL_API=gles2 GST_GL_PLATFORM=egl GST_GL_WINDOW=egl-device,
+set here when unset), which stops the pipeline on a GL error of its calls. GST_PLUGIN_PATH must name
+the plugin's folder unless it is installed.
 
-  GST_PLUGIN_PATH=build/release/gst tests/benchmarks/gst_soak.py --frames 10000
+  GST_PLUGIN_PATH=build/release/gst tests/benchmarks/gst_soak.py --frames 10000 [--element nftgloverlay]
 """
 
 import argparse
@@ -34,12 +37,20 @@ def main():
     parser.add_argument("--data", default=os.environ.get("NFT_DATA_DIR", str(pathlib.Path(__file__).resolve().parents[3] / "shared" / "data")))
     parser.add_argument("--frames", type=int, default=10000)
     parser.add_argument("--warmup", type=int, default=1000, help="frames before the first memory sample")
+    parser.add_argument("--element", choices=("nfttrack", "nftgloverlay"), default="nfttrack")
     args = parser.parse_args()
     video = pathlib.Path(args.data) / "video" / "cmu_book" / "book.mp4"
     target = pathlib.Path(args.data) / "video" / "cmu_book" / "cv_cover.jpg"
     for f in (video, target):
         if not f.exists():
             sys.exit(f"gst_soak: missing data: {f} (--data or NFT_DATA_DIR)")
+    if args.element == "nftgloverlay":
+        for k, v in (("GST_GL_API", "gles2"), ("GST_GL_PLATFORM", "egl"), ("GST_GL_WINDOW", "egl-device")):
+            os.environ.setdefault(k, v)
+        tracker = ('videoconvert ! glupload ! glcolorconvert ! capsfilter caps="video/x-raw(memory:GLMemory),format=RGBA" ! '
+                   f'nftgloverlay target="{target}"')
+    else:
+        tracker = f'nfttrack target="{target}"'
     Gst.init(None)
     with tempfile.TemporaryDirectory(prefix="nft-gst-soak.") as tmp:
         subprocess.run(["gst-launch-1.0", "-q", "filesrc", f"location={video}", "!", "decodebin", "!", "videoconvert", "!",
@@ -47,7 +58,7 @@ def main():
                         f"location={tmp}/%05d.png"], check=True)
         pipeline = Gst.parse_launch(
             f'multifilesrc location="{tmp}/%05d.png" loop=true num-buffers={args.frames} '
-            f'caps="image/png,framerate=30/1" ! pngdec ! nfttrack target="{target}" ! '
+            f'caps="image/png,framerate=30/1" ! pngdec ! {tracker} ! '
             f'fakesink name=sink sync=false signal-handoffs=true')
         received = [0]
         pipeline.get_by_name("sink").connect("handoff", lambda *a: received.__setitem__(0, received[0] + 1))
@@ -75,7 +86,7 @@ def main():
     if error:
         sys.exit(f"gst_soak: error: {error}")
     drift = 100.0 * (rss_end - rss_warm) / rss_warm if rss_warm else float("nan")
-    print(f"gst_soak: {messages} nft-result messages, {received[0]} buffers at fakesink (of {args.frames}); target "
+    print(f"gst_soak: {args.element}: {messages} nft-result messages, {received[0]} buffers at fakesink (of {args.frames}); target "
           f"found in {found}; VmRSS {rss_warm} KiB after {args.warmup} frames, {rss_end} KiB at the end: drift "
           f"{drift:+.2f} %")
     return 0 if messages == received[0] == args.frames else 1
