@@ -8,6 +8,9 @@
 #   libnft-dev   components nft_headers, nft_development  public headers, libnft.so, CMake package, nft.pc
 #   nft-tools    component nft_programs                the programs, their manual pages, share/nft/config
 #   python3-nft  component nft_python                  the Python module nft and its stubs
+#   gstreamer1.0-nft  component nft_gstreamer         the GStreamer plugin libgstnft.so (nfttrack), in
+#                                                      /usr/lib/<multiarch>/gstreamer-1.0 (Debian's
+#                                                      gstreamer1.0-* naming), where GStreamer looks
 #
 # Each package depends on the Debian packages of the shared libraries its ELF files link, found by
 # dpkg-shlibdeps (dpkg-dev), and on those no ELF file shows: libnft-dev on libnft0 of the same
@@ -81,6 +84,19 @@ if(NFT_PYTHON_MODULE)
       "natural-feature-tracking AR on OpenGL ES 2.0 (Python module)
  The Python module nft: nft.Session over NumPy images, and the detection lane's pieces
  (SURF-ES, the CPU SURF lane, the GPU matcher, scale-aware FAST).")
+endif()
+
+if(NFT_GST_PLUGIN)
+  list(APPEND CPACK_COMPONENTS_ALL nft_gstreamer)
+  set(CPACK_DEBIAN_NFT_GSTREAMER_PACKAGE_NAME gstreamer1.0-nft)
+  set(CPACK_DEBIAN_NFT_GSTREAMER_PACKAGE_SECTION video)
+  # gst-launch-1.0 and gst-inspect-1.0, and the elements the plugin's pipelines start from.
+  set(CPACK_DEBIAN_NFT_GSTREAMER_PACKAGE_RECOMMENDS "gstreamer1.0-tools, gstreamer1.0-plugins-base, gstreamer1.0-plugins-good")
+  set(CPACK_COMPONENT_NFT_GSTREAMER_DESCRIPTION
+      "natural-feature-tracking AR on OpenGL ES 2.0 (GStreamer plugin)
+ The GStreamer element nfttrack: finds planar targets in raw video, follows them and estimates
+ the camera's pose; per buffer a GstNftMeta and an element message nft-result on the bus, the
+ video passed through (with the augmentations drawn on request).")
 endif()
 
 include(CPack)

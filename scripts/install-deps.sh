@@ -15,6 +15,7 @@
 #   web     the web build and its tests in headless Chromium
 #   slurm   `nft_eval suite run --slurm` and its test (a single-node cluster)
 #   fuzz    the libFuzzer targets of tests/fuzz/
+#   gst     the GStreamer plugin libgstnft.so (gst/), its tests and examples
 #   all     every group (scripts/test.sh)
 set -euo pipefail
 
@@ -50,7 +51,15 @@ GROUP[web]="emscripten dpkg-dev chromium python3"
 GROUP[slurm]="slurm-wlm munge"
 # clang and compiler-rt's libFuzzer.
 GROUP[fuzz]="clang libclang-rt-14-dev"
-ORDER=(run test python web slurm fuzz)
+# GStreamer 1.22: the development files of the plugin libgstnft.so (core, base, video; the GL
+# library for the GL element to come), gst-launch-1.0 and gst-inspect-1.0, the base and good
+# plugins (videotestsrc, videoconvert, decodebin, pngenc, multifilesink), the libav decoders
+# (avdec_h264: the shared clips), and python3-gi with the GStreamer typelibs for the Python
+# bus reader (examples/gstreamer/) and the pipeline tests.
+GROUP[gst]="libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base
+  gstreamer1.0-plugins-good gstreamer1.0-libav gstreamer1.0-gl python3-gi gir1.2-gstreamer-1.0
+  gir1.2-gst-plugins-base-1.0"
+ORDER=(run test python web slurm fuzz gst)
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d;s/^# \{0,1\}//'; }
 

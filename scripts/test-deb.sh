@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The Debian packages as a user of them gets them (issue 35): builds libnft0, libnft-dev, nft-tools
-# and python3-nft (the deb preset and CPack's DEB generator, cmake/NftDebian.cmake), installs them
+# The Debian packages as a user of them gets them (issue 35): builds libnft0, libnft-dev, nft-tools,
+# python3-nft and gstreamer1.0-nft (the deb preset and CPack's DEB generator, cmake/NftDebian.cmake), installs them
 # with `apt-get install ./*.deb`, uses them, then purges them and whatever apt installed with them,
 # leaving the machine's package list as it was (checked). scripts/test.sh runs it.
 #
@@ -15,7 +15,10 @@
 #   - /usr/bin/nft_replay tracks 30 frames of its synthetic input, 100 % within 5 px;
 #   - `python3 -c "import nft"` (Debian's /usr/bin/python3) imports the module from
 #     /usr/lib/python3/dist-packages;
-#   - libnft.so.0.1 is in ldconfig's cache and `pkg-config --modversion nft` answers.
+#   - libnft.so.0.1 is in ldconfig's cache and `pkg-config --modversion nft` answers;
+#   - gst-inspect-1.0 nfttrack, with no GST_PLUGIN_PATH, finds the plugin in
+#     /usr/lib/<multiarch>/gstreamer-1.0, and gst-launch-1.0 with it finds the target on cmu_book
+#     (where the build made the plugin: gstreamer1.0-nft).
 # Needs root or sudo (apt-get), dpkg-dev (dpkg-shlibdeps) and the real data ($NFT_DATA_DIR or
 # ../shared/data). Refuses to start when one of the packages is installed already.
 set -euo pipefail
@@ -32,7 +35,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 data="$(realpath -m "${NFT_DATA_DIR:-../shared/data}")"
-packages=(libnft0 libnft-dev nft-tools python3-nft)
+packages=(libnft0 libnft-dev nft-tools python3-nft gstreamer1.0-nft)
 programs=(nft_replay nft_train nft_eval nft_preview nft_gpuinfo nft_describe nft_bench)
 
 fail() { echo "test-deb: $*" >&2; exit 1; }
@@ -57,6 +60,11 @@ else
   [ -f "$build_dir/CMakeCache.txt" ] || fail "$build_dir is not a configured build folder"
 fi
 cmake --build "$build_dir"
+# The GStreamer plugin's package, where the build made the plugin (GStreamer's development files found).
+if ! grep -q '^NFT_GST_PLUGIN:INTERNAL=ON' "$build_dir/CMakeCache.txt"; then
+  echo "test-deb: no GStreamer plugin in $build_dir: gstreamer1.0-nft is not made or checked"
+  packages=(libnft0 libnft-dev nft-tools python3-nft)
+fi
 rm -rf "$build_dir/deb"
 (cd "$build_dir" && cpack -G DEB) | grep -E '^CPack: - package' || fail "cpack made no package"
 debs=()
@@ -145,6 +153,24 @@ echo "== the library for the system: ldconfig, pkg-config"
 /sbin/ldconfig -p >"$work/ldconfig.txt"
 grep -q 'libnft.so.0.1 ' "$work/ldconfig.txt" || fail "libnft.so.0.1 is not in ldconfig's cache"
 echo "  pkg-config --modversion nft: $("${clean_env[@]}" pkg-config --modversion nft)"
+
+if [[ " ${packages[*]} " == *" gstreamer1.0-nft "* ]]; then
+  echo "== gst-inspect-1.0 nfttrack, gst-launch-1.0 with the package's plugin"
+  gst_env=("${clean_env[@]}" -u GST_PLUGIN_PATH GST_REGISTRY="$work/gst-registry.bin")
+  plugin="$(dpkg -L gstreamer1.0-nft | grep -E '^/usr/lib/[^/]+/gstreamer-1.0/libgstnft.so$')" ||
+    fail "dpkg -L gstreamer1.0-nft lists no /usr/lib/<multiarch>/gstreamer-1.0/libgstnft.so"
+  "${gst_env[@]}" gst-inspect-1.0 nfttrack >"$work/gst-inspect.txt" 2>&1 || { cat "$work/gst-inspect.txt" >&2; fail "gst-inspect-1.0 does not find nfttrack"; }
+  # /lib is /usr/lib on Debian 12 (merged /usr): GStreamer may name either.
+  found_plugin="$(sed -n 's/^ *Filename *//p' "$work/gst-inspect.txt")"
+  [ "$(realpath "$found_plugin")" = "$(realpath "$plugin")" ] ||
+    fail "gst-inspect-1.0 found nfttrack in '$found_plugin', not the package's $plugin"
+  "${gst_env[@]}" gst-launch-1.0 -m filesrc location="$data/video/cmu_book/book.mp4" ! decodebin ! videoconvert ! \
+    nfttrack target="$data/video/cmu_book/cv_cover.jpg" ! fakesink >"$work/gst-launch.txt" 2>&1 ||
+    { tail -n 20 "$work/gst-launch.txt" >&2; fail "gst-launch-1.0 with the package's nfttrack failed"; }
+  gst_found="$(grep -c 'found=(int)1' "$work/gst-launch.txt" || true)"
+  [ "$gst_found" -gt 0 ] || fail "the package's nfttrack found the target in no frame of cmu_book"
+  echo "  $plugin: gst-inspect-1.0 finds it; on cmu_book the target found in $gst_found of $(grep -c 'nft-result, frame=' "$work/gst-launch.txt") frames"
+fi
 
 echo "== apt-get purge"
 purge

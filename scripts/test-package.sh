@@ -24,6 +24,10 @@ and checks the installed package as an app uses it:
   - the same minimal.cpp built with `c++ ... $(pkg-config --cflags --libs nft)` prints the same;
   - examples/camera, built against the prefix and run under xvfb-run on the video, writes its
     screenshot (it fails itself on a blank one).
+  - the GStreamer plugin, where the build tree makes it: lib/gstreamer-1.0/libgstnft.so, found by
+    gst-inspect-1.0 through GST_PLUGIN_PATH (every property of nfttrack documented), and
+    gst-launch-1.0 with it on cmu_book: an nft-result message per frame, the target found in
+    the frames the installed nft_replay finds it in (of the same GStreamer-decoded frames);
   - the Python module nft, where the build tree makes it: imported from the prefix's
     lib/python3.X/dist-packages by Debian's python3 with nothing else on PYTHONPATH, its corners
     on cmu_book equal minimal's, and examples/python/*.py run from a copy outside the source tree.
@@ -140,6 +144,8 @@ build_library() {
   # The Python module, where the build tree makes it (python/CMakeLists.txt: pybind11 found, not a
   # sanitizer build): `cmake --install` installs it too.
   grep -q '^NFT_PYTHON_MODULE:INTERNAL=ON' "$build_dir/CMakeCache.txt" && targets+=(nft_python)
+  # The GStreamer plugin, where GStreamer was found (gst/CMakeLists.txt): installed too.
+  grep -q '^NFT_GST_PLUGIN:INTERNAL=ON' "$build_dir/CMakeCache.txt" && targets+=(gstnft)
   cmake --build "$build_dir" --target "${targets[@]}" || return 1
 }
 
@@ -395,6 +401,61 @@ camera_example() {
   fi
   echo ">> $camera_frames frames in a window, screenshot $bytes bytes"
 }
+# --- The GStreamer plugin from the prefix ---------------------------------------------------------
+gst_plugin="$(find "$prefix" -path '*/gstreamer-1.0/libgstnft.so' | head -n 1)"
+# gst-launch-1.0 and gst-inspect-1.0 with the prefix's plugin folder only, and a registry of our own.
+gst_env=("${clean_env[@]}" GST_PLUGIN_PATH="$(dirname "${gst_plugin:-/}")" GST_REGISTRY="$work/gst-registry.bin")
+
+gst_inspect() {
+  "${gst_env[@]}" gst-inspect-1.0 nfttrack >"$work/out/gst-inspect.txt" 2>&1 || { cat "$work/out/gst-inspect.txt"; return 1; }
+  grep -qE "Filename +$gst_plugin\$" "$work/out/gst-inspect.txt" ||
+    { echo "gst-inspect-1.0 found nfttrack elsewhere than $gst_plugin:"; grep Filename "$work/out/gst-inspect.txt"; return 1; }
+  local p
+  for p in target targets width-m config calibration hfov draw; do
+    grep -qE "^  $p +: .{40,}" "$work/out/gst-inspect.txt" || { echo "gst-inspect-1.0 nfttrack: property $p undocumented"; return 1; }
+  done
+  "${gst_env[@]}" gst-inspect-1.0 nftgloverlay >"$work/out/gst-inspect-gl.txt" 2>&1 ||
+    { cat "$work/out/gst-inspect-gl.txt"; echo "gst-inspect-1.0 does not find nftgloverlay"; return 1; }
+  echo ">> gst-inspect-1.0 nfttrack: $gst_plugin, 7 properties documented; nftgloverlay found"
+}
+
+# The installed plugin on cmu_book: its found frames equal the installed nft_replay's on the same
+# decoded frames (GStreamer's GRAY8, the luma nfttrack tracks, as PNG frames).
+gst_launch_equals_replay() {
+  local video="$data/video/cmu_book/book.mp4" target="$data/video/cmu_book/cv_cover.jpg"
+  [ -f "$video" ] && [ -f "$target" ] || { echo "missing data: $video, $target (set NFT_DATA_DIR)"; return 1; }
+  mkdir -p "$work/gst-frames"
+  "${gst_env[@]}" gst-launch-1.0 -q filesrc location="$video" ! decodebin ! videoconvert ! video/x-raw,format=GRAY8 ! \
+    pngenc compression-level=1 ! multifilesink location="$work/gst-frames/%05d.png" || return 1
+  "${clean_env[@]}" "$prefix/bin/nft_replay" --target "$target" --video "$work/gst-frames" --poses "$work/out/gst-replay.csv" \
+    --no-render --progress 0 >"$work/out/gst-replay.txt" 2>&1 || { cat "$work/out/gst-replay.txt"; return 1; }
+  "${gst_env[@]}" gst-launch-1.0 -m filesrc location="$video" ! decodebin ! videoconvert ! nfttrack target="$target" ! \
+    fakesink >"$work/out/gst-launch.txt" 2>&1 || { tail -n 20 "$work/out/gst-launch.txt"; return 1; }
+  local launch_found replay_found messages
+  messages="$(grep -c 'nft-result, frame=' "$work/out/gst-launch.txt" || true)"
+  launch_found="$(grep -o 'nft-result, frame=(guint64)[0-9]*, timestamp=([a-z0-9]*)[0-9]*, found=(int)1' "$work/out/gst-launch.txt" |
+                  sed 's/.*frame=(guint64)\([0-9]*\),.*/\1/' | tr '\n' ' ')"
+  replay_found="$(awk -F, 'NR > 1 && $3 != "" { printf "%s ", $1 }' "$work/out/gst-replay.csv")"
+  [ "$messages" -eq "$(($(wc -l <"$work/out/gst-replay.csv") - 1))" ] ||
+    { echo "gst-launch-1.0 posted $messages nft-result messages for $(($(wc -l <"$work/out/gst-replay.csv") - 1)) frames"; return 1; }
+  [ -n "$launch_found" ] || { echo "nfttrack found the target in no frame of cmu_book"; return 1; }
+  [ "$launch_found" = "$replay_found" ] || { echo "nfttrack and nft_replay found the target in different frames"; return 1; }
+  echo ">> gst-launch-1.0 with the installed plugin: $messages messages, the target found in the same $(echo "$launch_found" | wc -w) frames as the installed nft_replay"
+}
+
+echo "== the GStreamer plugin from the installed prefix =="
+if [ -n "$gst_plugin" ]; then
+  if check "gst-inspect-1.0 nfttrack from the prefix's lib/gstreamer-1.0" gst_inspect; then
+    check "gst-launch-1.0 nfttrack = nft_replay on cmu_book" gst_launch_equals_replay || true
+  fi
+elif grep -q '^NFT_GST_PLUGIN:INTERNAL=ON' "$build_dir/CMakeCache.txt"; then
+  failed=$((failed + 1))
+  echo "FAIL  the build tree makes the GStreamer plugin but the prefix has none"
+else
+  skipped=$((skipped + 1))
+  echo "SKIP  the GStreamer plugin: not built in $build_dir (GStreamer's development files missing)"
+fi
+
 # --- 5. The Python module nft from the prefix ------------------------------------------------------
 python="$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build_dir/CMakeCache.txt")"
 python="${python:-/usr/bin/python3}"
