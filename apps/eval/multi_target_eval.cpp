@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "apps/eval/opencv_threads.h"
+#include "apps/replay/replay_report.h"
 #include "apps/replay/replay_session.h"
 #include "nft/session.h"
 #include "suite/ground_truth.h"
@@ -161,6 +162,9 @@ MultiTargetReport evaluateMultiTarget(const MultiTargetRequest& request) {
   }
   report.meanMs = std::accumulate(frameMs.begin(), frameMs.end(), 0.0) / static_cast<double>(frameMs.size());
   report.medianMs = median(frameMs);
+  const replay::FrameTimePercentiles percentiles = replay::frameTimePercentiles(frameMs);
+  report.p99Ms = percentiles.p99;
+  report.maxMs = percentiles.max;
   const double frameCount = static_cast<double>(frameMs.size());
   report.detectionMeanMs /= frameCount;
   report.trackingMeanMs /= frameCount;
@@ -196,8 +200,10 @@ void printMultiTargetSummary(std::ostream& out, const MultiTargetReport& report)
     for (const auto& [name, count] : report.wrongTargetNames) out << " " << name << " (" << count << ")";
     out << "\n";
   }
-  std::snprintf(line, sizeof line, "  tracker time per frame: mean %.2f ms (%.0f frames/s), median %.2f ms\n",
-                report.meanMs, report.meanMs > 0 ? 1000.0 / report.meanMs : 0.0, report.medianMs);
+  std::snprintf(line, sizeof line,
+                "  tracker time per frame: mean %.2f ms (%.0f frames/s), median %.2f ms, p99 %.2f ms, max %.2f ms\n",
+                report.meanMs, report.meanMs > 0 ? 1000.0 / report.meanMs : 0.0, report.medianMs, report.p99Ms,
+                report.maxMs);
   out << line;
   std::snprintf(line, sizeof line, "  of which: detection %.2f ms, tracking %.2f ms (the lanes' pyramids %.2f ms)\n",
                 report.detectionMeanMs, report.trackingMeanMs, report.pyramidMeanMs);

@@ -61,6 +61,9 @@ struct MultiTargetReport {
   /// Tracker time per frame, ms (one Session: FrameTimings::total; alone: the sum over the
   /// Sessions, each of which also has PrintScore::meanMs).
   double meanMs = 0, medianMs = 0;
+  /// The 99th-percentile (nearest rank) and largest tracker time of a frame, ms: the camera
+  /// thread's worst frames (with several targets, the frames of a search).
+  double p99Ms = 0, maxMs = 0;
   /// Of meanMs, ms per frame: the detection lane (FAST, describe, match, RANSAC, pose), and the
   /// tracking lanes (the frame's pyramid, NCC searches, pose), of which the pyramids (each lane
   /// builds its own).

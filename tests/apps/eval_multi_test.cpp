@@ -46,6 +46,9 @@ TEST(EvalMulti, OneSessionFollowsThePrintsInViewOfThePan) {
   EXPECT_EQ(report.wrongTarget, 0);
   EXPECT_LE(report.inaccurate, report.detections / 2);
   EXPECT_GT(report.meanMs, 0.0);
+  EXPECT_LE(report.medianMs, report.p99Ms);
+  EXPECT_LE(report.p99Ms, report.maxMs);
+  EXPECT_GT(report.maxMs, report.medianMs) << "the frames of a search are slower than the median";
 
   std::ifstream csv(request.perFrameCsv);
   std::string line;

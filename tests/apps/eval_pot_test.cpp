@@ -181,6 +181,11 @@ TEST(PotEval, TheProgramWritesCurvesAndAReport) {
   const nlohmann::json j = nlohmann::json::parse(in);
   EXPECT_EQ(j["sequences"][0]["scored"], 9);  // 10 annotated, the first not scored
   EXPECT_EQ(j["sequences"][0]["category"], "motion_blur");
+  for (const char* m : {"ours", "sift"})
+    EXPECT_GE(j["sequences"][0]["methods"][m]["p99_ms"].get<double>(),
+              j["sequences"][0]["methods"][m]["median_ms"].get<double>())
+        << m;
+  EXPECT_NE(r.output.find("ms/frame, p99 ms (ours)"), std::string::npos) << r.output;
   EXPECT_TRUE(j["groups"]["motion_blur"]["precision_5px"].contains("sift"));
   // The curve: 21 thresholds per method and group (all, motion_blur, V03_4).
   std::ifstream curve(root / "curves.csv");
