@@ -158,7 +158,8 @@ struct AsyncDetector::Impl {
     } else if (recognizer) {
       std::vector<int> excluded = q.excluded;
       std::vector<std::vector<cv::Point2f>> masks = q.masks;
-      for (int round = 0; round < q.rounds; ++round) {
+      const int rounds = recognizer->verifiesEveryTarget() ? q.rounds : 1;
+      for (int round = 0; round < rounds; ++round) {
         const int room = q.room - static_cast<int>(o.detections.size());
         if (room <= 0) break;
         std::vector<tracker::TargetDetection> found = recognizer->detect(q.gray, excluded, masks, room);

@@ -45,8 +45,9 @@ struct SearchRequest {
   /// whose keypoints are masked (MultiTargetDetector::detect).
   std::vector<int> excluded;
   std::vector<std::vector<cv::Point2f>> masks;
-  /// Several targets: most targets to find (>= 1), and rounds (>= 1): a round that found targets
-  /// is repeated with them masked too (session/target_tracking.cpp, kSearchRoundsPerFrame).
+  /// Several targets: most targets to find (>= 1), and rounds at most (>= 1): a round that found
+  /// targets is repeated with them masked too, while the recogniser verifies every target
+  /// (MultiTargetDetector::verifiesEveryTarget; session/target_tracking.cpp, kSearchRoundsPerFrame).
   int room = 1;
   int rounds = 1;
   /// One target: where it was last seen or predicted (target → frame pixels); with

@@ -460,8 +460,7 @@ void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
       q.excluded = found;
       q.masks = masks;
       q.room = room;
-      const tracker::MultiTargetDetectorOptions mo = recognizerOptions();
-      q.rounds = mo.verifyAllUpTo > 0 && static_cast<int>(targets_.size()) <= mo.verifyAllUpTo ? kSearchRoundsPerFrame : 1;
+      q.rounds = kSearchRoundsPerFrame;
       async_->submit(std::move(q));
       lastSubmitted_ = frames_;
     }
