@@ -10,11 +10,6 @@
 #include <stdexcept>
 #include <thread>
 
-#if defined(__linux__) && !defined(__EMSCRIPTEN__)
-#include <sys/resource.h>
-#include <unistd.h>
-#endif
-
 #include "detection/backend.h"
 #include "gpu/context.h"
 
@@ -58,12 +53,6 @@ struct AsyncDetector::Impl {
 
   // --- The worker: one thread running posted jobs in order -------------------------------------
   void workLoop() {
-#if defined(__linux__) && !defined(__EMSCRIPTEN__)
-    // Below the camera thread: on a machine with few cores the worker's search would otherwise
-    // take the core from the camera thread in the middle of a frame (a nice value of 10 on
-    // Linux, Android's background priority). A failure leaves the default priority: nothing to do.
-    (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 10);
-#endif
     for (;;) {
       std::function<void()> job;
       {
