@@ -323,9 +323,10 @@ struct TrackingConfig {
   /// before it is reported, so a target is reported found a few frames after it came into view.
   /// off keeps them in process() (each detection in its own frame). auto: on with at least 2 cores
   /// (std::thread::hardware_concurrency), off with one and in the web build. The programs
-  /// (nft_replay, nft_eval) run off unless asked (--realtime), to stay deterministic. off | on |
-  /// auto. Default off.
-  AsyncDetection asyncDetection = AsyncDetection::Off;
+  /// (nft_replay, nft_eval, nft_preview) and the GStreamer elements resolve auto to off, to stay
+  /// deterministic (--realtime, or `on` in an element's config, runs the worker). off | on | auto.
+  /// Default auto.
+  AsyncDetection asyncDetection = AsyncDetection::Auto;
   /// `async_delay_frames`: > 0 replays what the worker does deterministically: each detection runs
   /// in process() on frame k but is applied on frame k + N, as if a worker had taken N frames
   /// (whatever async_detection says); 0 = a real worker or none, as async_detection says.

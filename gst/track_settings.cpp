@@ -36,6 +36,11 @@ SessionOptions sessionOptionsOf(const TrackSettings& s) {
       throw PropertyError("config", s.config, e.what());
     }
   }
+  // A pipeline reads a file as fast as it decodes, so a worker's results would depend on timing:
+  // auto resolves to off as in the programs (nft_replay), and a queue element in front of the
+  // element takes the camera's thread off the search instead; `on` in the config runs the worker.
+  if (options.config.tracking.asyncDetection == config::AsyncDetection::Auto)
+    options.config.tracking.asyncDetection = config::AsyncDetection::Off;
   if (!s.calibration.empty()) options.config.camera.calibration = s.calibration;
   if (s.hfovDeg > 0) options.config.camera.hfovDeg = s.hfovDeg;
   return options;

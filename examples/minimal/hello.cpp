@@ -5,7 +5,9 @@
 
 int main(int argc, char** argv) try {
   if (argc != 3) return std::fprintf(stderr, "usage: hello TARGET_IMAGE VIDEO\n"), 2;
-  nft::Session session;        // the default configuration, a headless OpenGL ES 2.0 context
+  nft::SessionOptions options;  // the defaults, a headless OpenGL ES 2.0 context, and for a file
+  options.config.tracking.asyncDetection = nft::config::AsyncDetection::Off;  // frame by frame
+  nft::Session session(options);
   session.addTarget(argv[1]);  // an image, trained here, or a model made by nft_train
   cv::VideoCapture video(argv[2]);
   if (!video.isOpened()) return std::fprintf(stderr, "hello: cannot open '%s'\n", argv[2]), 1;

@@ -25,8 +25,13 @@ int main(int argc, char** argv) {
     }
 
     // 2. A Session with the default configuration. It makes its own headless OpenGL ES 2.0
-    //    context (EGL) for the GPU parts of the tracker: no window needed.
-    nft::Session session;
+    //    context (EGL) for the GPU parts of the tracker: no window needed. A video file is read
+    //    as fast as it decodes, so each search runs in the frame it searches, as nft_replay does
+    //    (tracking.async_detection off); from a live camera keep the default, auto: the search on
+    //    a worker thread, process() returning after the tracking lane (examples/camera).
+    nft::SessionOptions options;
+    options.config.tracking.asyncDetection = nft::config::AsyncDetection::Off;
+    nft::Session session(options);
 
     // 3. The target: an image is trained here (keypoints, descriptors, tracking patches), which
     //    takes about a second. Poses come in metres for the configured target width (0.20 m).

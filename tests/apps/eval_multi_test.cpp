@@ -12,8 +12,9 @@
 #include <opencv2/imgproc.hpp>
 
 #include "apps/eval/multi_target_eval.h"
-#include "support/program_run.h"
 #include "nft/session.h"
+#include "support/program_run.h"
+#include "support/synchronous_session.h"
 #include "synthetic/multi_target_sequence.h"
 #include "synthetic/synthetic_sequence.h"
 
@@ -66,7 +67,7 @@ TEST(MultiTargetRendering, EveryFoundTargetGetsItsAugmentation) {
   replay::MultiTargetSequenceOptions o;
   o.frames = 80;  // graf1 leaving, starry_night arriving: both in view around frame 60
   const replay::MultiTargetSequence sequence(o);
-  Session session;
+  Session session(nft::testing::synchronous());
   for (const replay::MultiTargetPrint& p : sequence.prints()) session.addTarget(p.image, p.name, p.widthM);
   FrameResult twoFound;
   for (int i = 0; i < sequence.frameCount(); ++i) {

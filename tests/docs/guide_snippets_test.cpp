@@ -22,6 +22,7 @@
 #include "gpu/capabilities.h"
 #include "gpu/context.h"
 #include "nft/nft.h"
+#include "support/synchronous_session.h"
 #include "synthetic/synthetic_sequence.h"
 #include "tracker/camera_calibration.h"
 #include "tracker/tracker.h"
@@ -80,7 +81,7 @@ TEST(GuideSnippets, ConfigurationInCodeAndTheErrorsItGives) {
 }
 
 TEST(GuideSnippets, ACameraBufferInNv21GivesTheResultOfItsGreyPlane) {
-  nft::Session fromMat, fromBuffer;
+  nft::Session fromMat(nft::testing::synchronous()), fromBuffer(nft::testing::synchronous());
   fromMat.addTarget(sequence().targetImage(), "graf1", 0.20);
   fromBuffer.addTarget(sequence().targetImage(), "graf1", 0.20);
   for (int i = 0; i < 10; ++i) {
@@ -107,7 +108,7 @@ TEST(GuideSnippets, ACameraBufferInNv21GivesTheResultOfItsGreyPlane) {
 }
 
 TEST(GuideSnippets, AfterTheContextIsLostTrackingGoesOn) {
-  nft::Session session;
+  nft::Session session(nft::testing::synchronous());
   session.addTarget(sequence().targetImage(), "graf1", 0.20);
   for (int i = 0; i < 20; ++i) {
     if (i == 10) {
@@ -127,7 +128,7 @@ TEST(GuideSnippets, AfterTheContextIsLostTrackingGoesOn) {
 }
 
 TEST(GuideSnippets, TheGlMatricesPutATargetPointWhereItsCornerIs) {
-  nft::Session session;
+  nft::Session session(nft::testing::synchronous());
   session.addTarget(sequence().targetImage(), "graf1", 0.20);
   nft::FrameResult result;
   for (int i = 0; i < 5; ++i) result = session.process(sequence().render(i));
@@ -154,7 +155,7 @@ TEST(GuideSnippets, TheGlMatricesPutATargetPointWhereItsCornerIs) {
 }
 
 TEST(GuideSnippets, RenderToImageDrawsTheAugmentationsOverTheFrame) {
-  nft::Session session;
+  nft::Session session(nft::testing::synchronous());
   session.addTarget(sequence().targetImage(), "graf1", 0.20);
   const cv::Mat frame = sequence().render(0);
   //! [render_to_image]

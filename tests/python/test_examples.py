@@ -30,6 +30,10 @@ def test_track_video_plots_the_trajectory(tmp_path):
     out = run(EXAMPLES / "track_video.py", "--frames", "60", "--output", "t.png", cwd=tmp_path)
     m = re.search(r"found in (\d+) of (\d+) frames", out)
     assert m and m.group(2) == "60" and int(m.group(1)) >= 55, out
+    t = re.search(r"p50 ([\d.]+), p90 ([\d.]+), p99 ([\d.]+), max ([\d.]+) ", out)
+    assert t, out
+    p50, p90, p99, worst = (float(t.group(i)) for i in range(1, 5))
+    assert 0 < p50 <= p90 <= p99 <= worst, out
     assert is_png(tmp_path / "t.png")
 
 

@@ -12,7 +12,8 @@ def test_the_guide_example_tracks_the_book():
     cover, book = str(folder / "target.png"), str(folder / "video.mp4")
     ## [session]
     import cv2, nft
-    session = nft.Session({"tracking": {"min_ncc": 0.75}})   # or None (defaults), or a YAML path
+    session = nft.Session({"tracking": {"min_ncc": 0.75,      # or None (defaults), or a YAML path
+                                        "async_detection": "off"}})  # one still frame: detect in process()
     session.add_target(cover, "book", 0.185)                  # or an image array; width in metres
     print(session.targets[0].quality)                          # stars, keypoints, coverage, ...
     ok, frame = cv2.VideoCapture(book).read()                  # H×W×3 uint8 BGR (or H×W grey)

@@ -1,6 +1,7 @@
 """nft.Session from Python: tracking on real video against ground truth, the config and
 calibration arguments, the target database, and the errors of bad input (issue 24)."""
 
+import os
 import threading
 import time
 
@@ -12,7 +13,13 @@ import nft
 from conftest import alignment_error, require_data
 
 
+# Each detection in the frame it searches: tracking.async_detection's default (auto) runs it on a
+# worker thread with at least 2 cores and reports it a few frames later (test_the_default_searches_on_a_worker_thread).
+SYNCHRONOUS = {"tracking": {"async_detection": "off"}}
+
+
 def tracked_session(target, **kwargs):
+    kwargs.setdefault("config", SYNCHRONOUS)
     session = nft.Session(**kwargs)
     session.add_target(str(target), "book", 0.2)
     return session
@@ -41,6 +48,29 @@ def test_tracks_tmt_bookI_within_5px_of_ground_truth(tmt):
         errors.append(alignment_error(t.corners, gt[i]))
     assert max(errors) <= 5.0, f"alignment errors (px): max {max(errors):.2f} at frame {int(np.argmax(errors))}"
     assert r.targets[0].state == "tracking"
+
+
+def test_the_default_searches_on_a_worker_thread(tmt):
+    """tracking.async_detection's default, auto: with at least 2 cores the search runs on a worker,
+    process() returns at once with search_in_flight, and the book is reported a few frames later,
+    within 5 px, the frames given at 30 frames/s as a camera gives them."""
+    target, frames, gt = tmt
+    session = nft.Session()
+    session.add_target(str(target), "book", 0.2)
+    first = session.process(frames[0])
+    if (os.cpu_count() or 1) < 2:
+        assert not first.search_in_flight and first.targets[0].found  # auto is off with one core
+        return
+    assert first.search_in_flight and not first.targets[0].found
+    assert first.targets[0].state == "detecting" and "in flight" in first.targets[0].rejection
+    found_at = None
+    for i in range(1, 60):
+        time.sleep(1 / 30)
+        t = session.process(frames[i]).targets[0]
+        if t.found:
+            found_at = found_at if found_at is not None else i
+            assert alignment_error(t.corners, gt[i]) <= 5.0, f"frame {i}"
+    assert found_at is not None, "the worker's search never reported the book"
 
 
 def test_instant_target_from_the_first_frames_quad(tmt):
@@ -171,7 +201,7 @@ def test_trained_model_file_tracks_like_the_image(tmt, tmp_path):
     np.testing.assert_allclose(np.linalg.norm(trained.descriptors, axis=1), 1.0, atol=1e-4)
     model = tmp_path / "book.nftm"
     trained.save(model)
-    session = nft.Session()
+    session = nft.Session(SYNCHRONOUS)
     tid = session.add_target(model, "book")
     assert session.target(tid).trained is False
     assert session.target(tid).width_m == pytest.approx(0.2)
@@ -210,7 +240,7 @@ def test_calibration_given_and_default(tmt):
     target, frames, _ = tmt
     K = np.array([[700.0, 0, 399.5], [0, 700.0, 299.5], [0, 0, 1]])
     cal = nft.Calibration(K, (800, 600))
-    session = nft.Session(calibration=cal)
+    session = nft.Session(SYNCHRONOUS, calibration=cal)
     np.testing.assert_array_equal(session.calibration.K, K)
     assert session.calibration.image_size == (800, 600)
     session.add_target(target, "book", 0.2)

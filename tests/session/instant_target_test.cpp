@@ -11,6 +11,7 @@
 
 #include "nft/nft.h"
 #include "session/frame_quad.h"
+#include "support/synchronous_session.h"
 #include "support/test_data.h"
 #include "tracker/tmt_ground_truth.h"
 #include "tracker/tmt_target.h"
@@ -44,7 +45,7 @@ TEST(InstantTarget, TracksFromTheFirstFramesQuadWithoutADetection) {
   const std::vector<testing::TmtFrame> truth = testing::loadTmtGroundTruth();
   const std::vector<cv::Mat> frames = readTmtFrames(120);
   ASSERT_EQ(frames.size(), 120u);
-  Session session;
+  Session session(nft::testing::synchronous());
   const TargetId id = session.addTargetFromFrame(frames[0], quadOf(truth[0]), "book", 0.2);
   const TargetInfo info = session.target(id);
   EXPECT_EQ(info.name, "book");
@@ -78,7 +79,7 @@ TEST(InstantTarget, ItsHomographyPutsTheTargetImageOnTheQuad) {
   const cv::Mat frame = readTmtFrames(1).at(0);
   const std::vector<cv::Point2f> quad = quadOf(truth[0]);
   // The same frame again: the tracker finds the target where the quad says.
-  Session session;
+  Session session(nft::testing::synchronous());
   session.addTargetFromFrame(frame, quad, "book");
   const FrameResult r = session.process(frame);
   ASSERT_TRUE(r.targets.at(0).found);
@@ -114,7 +115,7 @@ TEST(InstantTarget, AGrayPlaneInCallerMemoryWorksAsACvMat) {
   view.height = gray.rows;
   view.stride = stride;
   view.format = PixelFormat::Nv21;
-  Session fromView, fromMat;
+  Session fromView(nft::testing::synchronous()), fromMat(nft::testing::synchronous());
   fromView.addTargetFromFrame(view, quadOf(truth[0]), "book");
   fromMat.addTargetFromFrame(gray, quadOf(truth[0]), "book");
   for (int i = 1; i < 10; ++i) {
@@ -129,7 +130,7 @@ TEST(InstantTarget, TargetsAlreadyTrackedGoOnBeingTracked) {
   NFT_REQUIRE_DATA("video/tmt_bookI/video.mp4");
   const std::vector<testing::TmtFrame> truth = testing::loadTmtGroundTruth();
   const std::vector<cv::Mat> frames = readTmtFrames(40);
-  Session session;
+  Session session(nft::testing::synchronous());
   session.addTarget((testing::dataDir() / "video/tmt_bookI/target.png").string(), "book");
   for (int i = 0; i < 20; ++i) ASSERT_TRUE(session.process(frames[static_cast<size_t>(i)]).targets.at(0).found);
   // A second target: the left half of the book's quad on frame 20, marked by hand. The book,
@@ -157,7 +158,7 @@ TEST(InstantTarget, BadQuadsAreRefusedNamingWhatIsWrong) {
   cv::Mat frame(size, CV_8UC1);
   cv::randu(frame, 0, 255);
   cv::GaussianBlur(frame, frame, cv::Size(3, 3), 0);  // texture that trains
-  Session session;
+  Session session(nft::testing::synchronous());
   const std::vector<cv::Point2f> good = {{100, 100}, {300, 110}, {290, 300}, {110, 290}};
   const auto refused = [&](const std::vector<cv::Point2f>& quad) {
     return inputError([&] { session.addTargetFromFrame(frame, quad, "poster"); });

@@ -14,6 +14,7 @@
 #include "nft/nft.h"
 #include "session/pipeline_options.h"
 #include "session/target_loader.h"
+#include "support/synchronous_session.h"
 #include "support/test_data.h"
 
 namespace {
@@ -47,7 +48,7 @@ TEST(SessionTargets, FindsTheBookAmongFiveAndReportsOnlyIt) {
   NFT_REQUIRE_DATA(kVideo);
   ASSERT_TRUE(fs::exists(kOpenCvData / "baboon.jpg")) << "opencv-doc missing (scripts/install-deps.sh installs it)";
   const std::vector<cv::Mat> frames = readFrames(40);
-  nft::Session session;
+  nft::Session session(nft::testing::synchronous());
   for (const auto& [name, path] : fiveTargets()) session.addTarget(path, name);
   ASSERT_EQ(session.targets().size(), 5u);
   int bookFrames = 0;
@@ -99,7 +100,7 @@ TEST(SessionTargets, LoadsADatabaseAndTracksAsWithImages) {
       models.emplace_back(name, nft::session::loadTarget(path, options, nft::gpu::probeCapabilities()).model);
     nft::detection::TargetDatabase::build(models).save((fs::temp_directory_path() / "nft_five.nftdb").string());
   }
-  nft::Session session;
+  nft::Session session(nft::testing::synchronous());
   const std::vector<nft::TargetId> ids = session.loadDatabase((fs::temp_directory_path() / "nft_five.nftdb").string());
   ASSERT_EQ(ids.size(), 5u);
   EXPECT_EQ(session.target(ids[1]).name, "book");

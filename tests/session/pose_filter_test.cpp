@@ -10,8 +10,9 @@
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
 
-#include "suite/ground_truth.h"
 #include "nft/nft.h"
+#include "suite/ground_truth.h"
+#include "support/synchronous_session.h"
 #include "support/test_data.h"
 
 namespace {
@@ -21,7 +22,7 @@ const char* kVideo = "video/tmt_bookI/video.mp4";
 std::string bookPath() { return (nft::testing::dataDir() / "video/tmt_bookI/target.png").string(); }
 
 nft::SessionOptions withFilter(bool on) {
-  nft::SessionOptions o;
+  nft::SessionOptions o = nft::testing::synchronous();
   o.config.tracking.poseFilter = on;
   return o;
 }

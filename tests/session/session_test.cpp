@@ -17,6 +17,7 @@
 #include "render/offscreen_target.h"
 #include "session/pipeline_options.h"
 #include "session/target_loader.h"
+#include "support/synchronous_session.h"
 #include "support/test_data.h"
 #include "tracker/tracker.h"
 
@@ -65,9 +66,9 @@ TEST(Session, TracksTheBookAsTheTrackerCalledDirectly) {
   ASSERT_EQ(frames.size(), 25u);
   // Without the final refinement (the Session's own step after the tracker): the tracker's
   // results exactly; with it (the default), within a couple of pixels of them.
-  nft::SessionOptions unrefined;
+  nft::SessionOptions unrefined = nft::testing::synchronous();
   unrefined.config.tracking.finalRefinement = false;
-  nft::Session session(unrefined), refined;
+  nft::Session session(unrefined), refined(nft::testing::synchronous());
   const nft::TargetId id = session.addTarget(targetPath(), "book");
   refined.addTarget(targetPath(), "book");
   EXPECT_EQ(session.targets().size(), 1u);
@@ -107,7 +108,7 @@ TEST(Session, TracksTheBookAsTheTrackerCalledDirectly) {
 TEST(Session, Nv21FramesGiveBitIdenticalResultsToTheGreyMat) {
   NFT_REQUIRE_DATA(kVideo);
   const std::vector<cv::Mat> frames = readFrames(20);
-  nft::Session grey, nv21, padded;
+  nft::Session grey(nft::testing::synchronous()), nv21(nft::testing::synchronous()), padded(nft::testing::synchronous());
   for (nft::Session* s : {&grey, &nv21, &padded}) s->addTarget(targetPath(), "book");
   for (size_t i = 0; i < frames.size(); ++i) {
     cv::Mat gray;
@@ -133,7 +134,7 @@ TEST(Session, Nv21FramesGiveBitIdenticalResultsToTheGreyMat) {
 TEST(Session, BadInputIsAnErrorNamingItAndTheSessionStaysUsable) {
   NFT_REQUIRE_DATA(kVideo);
   const std::vector<cv::Mat> frames = readFrames(2);
-  nft::Session session;
+  nft::Session session(nft::testing::synchronous());
   const nft::TargetId id = session.addTarget(targetPath(), "book");
   const cv::Mat& good = frames[0];
   ASSERT_TRUE(session.process(good).targets[0].found);
@@ -221,7 +222,7 @@ TEST(Session, ABadConfigurationIsAConfigErrorNamingTheKey) {
 }
 
 TEST(Session, ProjectionAndViewMatricesPutVerticesWhereProjectPointsDoes) {
-  nft::SessionOptions o;
+  nft::SessionOptions o = nft::testing::synchronous();
   nft::Calibration c;
   c.K = cv::Matx33d(812.5, 0, 401.3, 0, 806.1, 297.8, 0, 0, 1);  // no skew: cv::projectPoints ignores K(0,1)
   c.imageSize = {800, 600};
@@ -257,17 +258,17 @@ TEST(Session, ProjectionAndViewMatricesPutVerticesWhereProjectPointsDoes) {
   }
   EXPECT_LT(worst, 0.15) << "largest distance from cv::projectPoints, px";
   EXPECT_THROW(session.projectionMatrix(1.0, 0.5), nft::InputError);
-  nft::Session unknownCamera;
+  nft::Session unknownCamera(nft::testing::synchronous());
   EXPECT_THROW(unknownCamera.projectionMatrix(0.1, 10.0), nft::InputError);
 }
 
 TEST(Session, GoesOnAfterTheGlContextIsDestroyedBetweenTwoFrames) {
   NFT_REQUIRE_DATA(kVideo);
   const std::vector<cv::Mat> frames = readFrames(16);
-  nft::Session reference;  // uninterrupted, on a context of its own (made current by each call)
+  nft::Session reference(nft::testing::synchronous());  // uninterrupted, on a context of its own (made current by each call)
   reference.addTarget(targetPath(), "book");
   std::optional<nft::gpu::Context> appContext(nft::gpu::Context::createHeadless());  // "the app's"
-  nft::SessionOptions o;
+  nft::SessionOptions o = nft::testing::synchronous();
   o.adoptCurrentContext = true;
   nft::Session session(o);
   session.addTarget(targetPath(), "book");
@@ -303,7 +304,7 @@ TEST(Session, GoesOnAfterTheGlContextIsDestroyedBetweenTwoFrames) {
 TEST(Session, RendersIntoTheCallersFramebufferViewportOnly) {
   NFT_REQUIRE_DATA(kVideo);
   const std::vector<cv::Mat> frames = readFrames(1);
-  nft::Session session;
+  nft::Session session(nft::testing::synchronous());
   session.addTarget(targetPath(), "book");
   const nft::FrameResult r = session.process(frames[0]);
   ASSERT_TRUE(r.targets[0].found);

@@ -14,6 +14,7 @@
 #include <opencv2/features2d.hpp>
 
 #include "nft/session.h"
+#include "support/synchronous_session.h"
 #include "tracker/box_video.h"
 
 namespace nft {
@@ -69,7 +70,7 @@ TEST(BoxVideo, TheTopFaceIsFollowedOnEveryFrameAndAgreesWithSift) {
       std::filesystem::temp_directory_path() / ("nft_box_video_" + std::to_string(::getpid()));
   const std::filesystem::path video = testing::unpackBoxVideo(folder);
   const cv::Mat face = testing::boxTopFaceTemplate(video);
-  Session session;
+  Session session(nft::testing::synchronous());
   session.addTarget(face, "box top face");
   const SiftFace sift(face);
   cv::VideoCapture capture(video.string());

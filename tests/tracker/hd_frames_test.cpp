@@ -18,6 +18,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "nft/session.h"
+#include "support/synchronous_session.h"
 #include "tracker/preset_run.h"
 
 namespace nft {
@@ -67,7 +68,7 @@ TEST(HdFrames, ASmallTargetCutFromTheFrameIsFoundThereAndFollowed) {
   cv::Mat target;
   cv::warpPerspective(first, target, cv::getPerspectiveTransform(quad0.data(), to), cv::Size(300, 140));
 
-  Session session;  // the default configuration
+  Session session(nft::testing::synchronous());  // the default configuration
   session.addTarget(target, "sign");
   int within5 = 0;
   const int frames = 40;
@@ -107,7 +108,7 @@ TEST_P(HdPresetFloor, TheTrackerKeepsTheTarget) {
   o.frameSize = f.size;
   o.targetFraction = f.fraction;
   const replay::SyntheticSequence sequence(o);
-  Session session;
+  Session session(nft::testing::synchronous());
   session.addTarget(sequence.targetImage(), o.targetPath);
   int within5 = 0;
   for (int i = 0; i < o.frames; ++i) {

@@ -21,6 +21,7 @@
 #include "nft/session.h"
 #include "session/pipeline_options.h"
 #include "session/target_loader.h"
+#include "support/synchronous_session.h"
 #include "synthetic/multi_target_sequence.h"
 #include "synthetic/synthetic_sequence.h"
 #include "tracker/detection_lane.h"
@@ -112,7 +113,7 @@ TEST(MultiTargetSearch, OneSessionFindsAllEightPrintsOfTheGrid) {
   o.layout = replay::MultiTargetLayout::Grid;
   o.frames = 30;
   const replay::MultiTargetSequence grid(o);
-  Session session;
+  Session session(nft::testing::synchronous());
   for (const replay::MultiTargetPrint& p : grid.prints()) session.addTarget(p.image, p.name, p.widthM);
   std::vector<int> firstFound(grid.prints().size(), -1);
   std::vector<double> lastError(grid.prints().size(), -1);
