@@ -67,7 +67,10 @@ int runPreview(const PreviewRequest& request) {
   if (request.target.empty() != request.video.empty())
     throw std::runtime_error("--target and --video go together (give both, or neither for the built-in synthetic "
                              "sequence)");
-  nft::SessionOptions sessionOptions = nft::replay::sessionOptions(request.configPath, request.calibrationPath);
+  // From a live camera the search runs as in an app (tracking.async_detection's auto kept): the
+  // window's frames are not held up by it. Files and folders replay deterministically.
+  nft::SessionOptions sessionOptions = nft::replay::sessionOptions(request.configPath, request.calibrationPath,
+                                                                   nft::replay::isCameraSpec(request.video));
   sessionOptions.adoptCurrentContext = true;  // the window's GLES2 context, made below
 
   std::shared_ptr<const SyntheticSequence> synthetic;
@@ -173,7 +176,7 @@ int main(int argc, char** argv) {
       "a toggle the axes and cube, q or Esc quit. Without --target and --video: the built-in synthetic sequence."};
   PreviewRequest request;
   app.add_option("--target", request.target, "target image (trained at start-up) or model file (.nftm)");
-  app.add_option("--video", request.video, "input: video file, folder of frames or camera index (e.g. 0)");
+  app.add_option("--video", request.video, "input: video file, folder of frames or camera index (e.g. 0; from a camera the search runs on a worker thread, tracking.async_detection auto)");
   app.add_option("--config", request.configPath, "YAML configuration (config/default.yaml lists every key)");
   app.add_option("--calib", request.calibrationPath, "camera calibration file (OpenCV YAML/XML/JSON)");
   app.add_option("--frames", request.frames, "process N frames, then stop (with --screenshot: save the last picture)")

@@ -134,6 +134,11 @@ bool isCameraIndex(const std::string& spec) {
 
 }  // namespace
 
+bool isCameraSpec(const std::string& spec) {
+  std::error_code ec;
+  return isCameraIndex(spec) && !fs::exists(spec, ec);
+}
+
 std::unique_ptr<FrameSource> openFrameSource(const std::string& spec) {
   std::error_code ec;
   if (fs::is_directory(spec, ec)) {

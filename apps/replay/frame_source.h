@@ -36,6 +36,10 @@ class FrameSource {
 ///   cannot be opened as a video or camera.
 std::unique_ptr<FrameSource> openFrameSource(const std::string& spec);
 
+/// True when openFrameSource(`spec`) opens a live camera: a camera index (1 to 3 digits) that is
+/// not also the name of a file or folder.
+bool isCameraSpec(const std::string& spec);
+
 /// Plays the input `open()` gives `loops` times in a row (nft_replay --loop: a long soak run from
 /// a short video): when one pass ends, `open` is called again for the next. frameCount() is the
 /// total (-1 when a pass's count is unknown); fps() and description() are the first pass's.

@@ -161,14 +161,14 @@ void printSummary(const ReplayStats& stats, const RunInfo& info) {
 
 }  // namespace
 
-SessionOptions sessionOptions(const std::string& configPath, const std::string& calibrationPath) {
+SessionOptions sessionOptions(const std::string& configPath, const std::string& calibrationPath, bool liveCamera) {
   SessionOptions o = configPath.empty() ? SessionOptions{} : sessionOptionsFromFile(configPath);
   if (!calibrationPath.empty()) {
     if (!std::filesystem::is_regular_file(calibrationPath))
       throw std::runtime_error("calibration file '" + calibrationPath + "' does not exist");
     o.config.camera.calibration = calibrationPath;
   }
-  if (o.config.tracking.asyncDetection == config::AsyncDetection::Auto)
+  if (o.config.tracking.asyncDetection == config::AsyncDetection::Auto && !liveCamera)
     o.config.tracking.asyncDetection = config::AsyncDetection::Off;
   return o;
 }

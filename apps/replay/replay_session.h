@@ -62,10 +62,13 @@ struct ReplayRequest {
 /// The Session's options for the programs' --config and --calib: `configPath` loaded (the
 /// defaults when empty; configSource "<defaults>"), `calibrationPath` (when not empty) as
 /// camera.calibration, which the Session sizes to the frames. tracking.async_detection `auto`
-/// becomes `off`: the programs replay and evaluate deterministically (an explicit `on` is kept).
+/// becomes `off`: the programs replay and evaluate deterministically (an explicit `on` is kept) —
+/// except from a live camera (`liveCamera`, nft_preview --video 0), whose frames come at the
+/// camera's rate whatever the search takes, as in an app: there `auto` is kept.
 /// @throws nft::ConfigError "<file>:<line>: <key> = <value>: expected ..." for a config that
 ///   cannot be read or is invalid; std::runtime_error naming a calibration file that does not exist.
-SessionOptions sessionOptions(const std::string& configPath, const std::string& calibrationPath);
+SessionOptions sessionOptions(const std::string& configPath, const std::string& calibrationPath,
+                              bool liveCamera = false);
 
 /// Checks, before any frame is processed, that `path` can be written as the program's `what`
 /// ("--poses", "--report", ...): not a folder, its folder exists and is writable, an existing

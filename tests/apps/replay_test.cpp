@@ -19,6 +19,7 @@
 
 #include "apps/replay/frame_source.h"
 #include "apps/replay/replay_report.h"
+#include "apps/replay/replay_session.h"
 #include "gpu/capabilities.h"
 #include "gpu/context.h"
 #include "session/pipeline_options.h"
@@ -413,6 +414,28 @@ SyntheticSequenceOptions shortSequence() {
   SyntheticSequenceOptions o;
   o.frames = 40;
   return o;
+}
+
+TEST(ReplaySessionOptions, AutoDetectionIsSynchronousExceptFromALiveCamera) {
+  // The default config's tracking.async_detection is auto: the programs replay files and folders
+  // frame by frame (deterministic), a live camera keeps it (nft_preview --video 0).
+  EXPECT_EQ(nft::config::Config{}.tracking.asyncDetection, nft::config::AsyncDetection::Auto);
+  EXPECT_EQ(nft::replay::sessionOptions("", "").config.tracking.asyncDetection, nft::config::AsyncDetection::Off);
+  EXPECT_EQ(nft::replay::sessionOptions("", "", true).config.tracking.asyncDetection, nft::config::AsyncDetection::Auto);
+  EXPECT_TRUE(nft::replay::isCameraSpec("0"));
+  EXPECT_TRUE(nft::replay::isCameraSpec("12"));
+  EXPECT_FALSE(nft::replay::isCameraSpec("1234"));
+  EXPECT_FALSE(nft::replay::isCameraSpec("clip.mp4"));
+  EXPECT_FALSE(nft::replay::isCameraSpec(""));
+  // A folder named like a camera index is a folder of frames.
+  const fs::path dir = fs::temp_directory_path() / ("nft_camera_spec_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "7");
+  const fs::path here = fs::current_path();
+  fs::current_path(dir);
+  const bool folderIsCamera = nft::replay::isCameraSpec("7");
+  fs::current_path(here);
+  fs::remove_all(dir);
+  EXPECT_FALSE(folderIsCamera);
 }
 
 TEST(ReplaySyntheticSequence, IsDeterministic) {
