@@ -52,12 +52,18 @@ void printReport(const std::string& imagePath, const cv::Mat& original, const Ta
 }
 
 /// nft_train --database: trains the entries, builds the vocabulary, writes the database.
+/// `keypoints` and `viewTilt` (when set) override the config's for every target: a database-wide
+/// budget, e.g. for a catalogue of 1000 prints an app ships (docs/programs/nft_train.md).
 int trainDatabase(const std::vector<nft::train::TargetEntry>& entries, const std::string& outPath,
-                  const std::string& configPath, double defaultWidth, const std::string& platform, double lookAlike) {
+                  const std::string& configPath, double defaultWidth, const std::string& platform, double lookAlike,
+                  std::optional<int> keypoints, std::optional<double> viewTilt,
+                  const nft::detection::TargetDatabaseSaveOptions& saveOptions) {
   const auto start = std::chrono::steady_clock::now();
   const nft::config::Config config = configPath.empty() ? nft::config::Config{} : nft::config::loadConfig(configPath);
-  const nft::session::PipelineOptions options =
+  nft::session::PipelineOptions options =
       nft::session::pipelineOptions(config, configPath.empty() ? "<defaults>" : configPath);
+  if (keypoints) options.training.detector.maxKeypoints = *keypoints;
+  if (viewTilt) options.training.viewTiltDeg = *viewTilt;
   nft::gpu::ContextOptions contextOptions;
   contextOptions.platform = nft::gpu::parseEglPlatform(platform);
   const nft::gpu::Context context = nft::gpu::Context::createHeadless(contextOptions);
@@ -85,7 +91,7 @@ int trainDatabase(const std::vector<nft::train::TargetEntry>& entries, const std
   for (const auto& [a, b, similarity] : database.lookAlikes(lookAlike))
     std::printf("Warning:    '%s' looks like '%s' (visual-word similarity %.2f): the tracker may take one for the "
                 "other\n", a.c_str(), b.c_str(), similarity);
-  database.save(outPath);
+  database.save(outPath, saveOptions);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("Wrote %s: %d targets, %d visual words, %.1f MB in %.1f s\n", outPath.c_str(), database.size(),
               database.vocabulary().size(), static_cast<double>(std::filesystem::file_size(outPath)) / 1e6, seconds);
@@ -112,6 +118,11 @@ int main(int argc, char** argv) {
   app.add_option("--folder", folder, "with --database: every image of this folder, named by its file name");
   app.add_option("--list", listFile, "with --database: a list file, one 'name image [width_m]' per line");
   app.add_option("--config", configPath, "with --database: the YAML config whose training settings are used");
+  nft::detection::TargetDatabaseSaveOptions saveOptions;
+  app.add_option("--image-quality", saveOptions.imageQuality,
+                 "with --database: how the targets' images are stored, 1-100 JPEG quality or 0 for PNG (lossless)")
+      ->check(CLI::Range(0, 100))
+      ->capture_default_str();
   app.add_option("--look-alike", lookAlike, "with --database: warn about targets at least this similar (0-1)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
@@ -126,11 +137,13 @@ int main(int argc, char** argv) {
                  "the scales down to it (0: the detector's levels only)")
       ->check(CLI::Range(0, 4096))
       ->capture_default_str();
-  app.add_option("--view-tilt", options.viewTiltDeg,
-                 "degrees: also train four views of the target this far off its normal (steep tilts; 0: off)")
+  CLI::Option* viewTilt = app.add_option("--view-tilt", options.viewTiltDeg,
+                 "degrees: also train four views of the target this far off its normal (steep tilts; 0: off);\n"
+                 "with --database: for every target, instead of the config's target.view_tilt_deg")
       ->check(CLI::Range(0.0, 79.9))
       ->capture_default_str();
-  app.add_option("--keypoints", options.detector.maxKeypoints, "most keypoints to keep")
+  CLI::Option* keypoints = app.add_option("--keypoints", options.detector.maxKeypoints,
+                                          "most keypoints to keep; with --database: for every target (default 1000)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   app.add_option("--descriptor", descriptor, "64 (SURF-64) or 36 (SURF-36)")
@@ -151,7 +164,9 @@ int main(int argc, char** argv) {
       if (!imagePath.empty() || !outPath.empty())
         throw std::runtime_error("--database writes one database: give no target image and no --out");
       return trainDatabase(folder.empty() ? nft::train::entriesOfList(listFile) : nft::train::entriesOfFolder(folder),
-                           databasePath, configPath, options.widthMetres, platform, lookAlike);
+                           databasePath, configPath, options.widthMetres, platform, lookAlike,
+                           keypoints->count() ? std::optional<int>(options.detector.maxKeypoints) : std::nullopt,
+                           viewTilt->count() ? std::optional<double>(options.viewTiltDeg) : std::nullopt, saveOptions);
     }
     if (imagePath.empty() || outPath.empty())
       throw std::runtime_error("give a target image and --out (or --database with --folder or --list)");

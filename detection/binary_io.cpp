@@ -41,7 +41,9 @@ std::vector<unsigned char> container(const char magic[4], std::uint32_t version,
 
 std::pair<const unsigned char*, size_t> payloadOf(const std::vector<unsigned char>& file, const char magic[4],
                                                   std::uint32_t version, const std::string& what,
-                                                  const std::string& kind, const std::string& hint) {
+                                                  const std::string& kind, const std::string& hint,
+                                                  std::uint32_t oldest) {
+  if (oldest == 0) oldest = version;
   auto fail = [&](const std::string& why) { throw std::runtime_error(what + ": " + why); };
   if (file.size() < 4 || std::memcmp(file.data(), magic, 4) != 0)
     fail("not a " + kind + " file (no " + std::string(magic, 4) + " magic)");
@@ -50,8 +52,10 @@ std::pair<const unsigned char*, size_t> payloadOf(const std::vector<unsigned cha
   std::uint64_t payloadSize = 0;
   std::memcpy(&stored, file.data() + 4, sizeof stored);
   std::memcpy(&payloadSize, file.data() + 8, sizeof payloadSize);
-  if (stored != version)
-    fail("format version " + std::to_string(stored) + ", but this build reads version " + std::to_string(version) +
+  if (stored < oldest || stored > version)
+    fail("format version " + std::to_string(stored) + ", but this build reads " +
+         (oldest == version ? "version " + std::to_string(version)
+                            : "versions " + std::to_string(oldest) + " to " + std::to_string(version)) +
          " (" + hint + ")");
   const std::uint64_t expected = kHeaderSize + payloadSize + kChecksumSize;
   if (payloadSize > file.size() || file.size() != expected)
@@ -64,6 +68,12 @@ std::pair<const unsigned char*, size_t> payloadOf(const std::vector<unsigned cha
   std::memcpy(&checksum, payload + size, sizeof checksum);
   if (crc32Of(payload, size) != checksum) fail("checksum mismatch: the file is corrupt");
   return {payload, size};
+}
+
+std::uint32_t versionOf(const std::vector<unsigned char>& file) {
+  std::uint32_t stored = 0;
+  if (file.size() >= 8) std::memcpy(&stored, file.data() + 4, sizeof stored);
+  return stored;
 }
 
 void writeAtomically(const std::string& path, const std::vector<unsigned char>& bytes, const std::string& what) {

@@ -97,12 +97,19 @@ std::uint32_t crc32Of(const unsigned char* data, size_t size);
 std::vector<unsigned char> container(const char magic[4], std::uint32_t version, const std::vector<unsigned char>& payload);
 
 /// Checks a whole file's header, size and checksum and returns its payload (a view into `file`).
+/// The file's format version must be in [oldest, version] (oldest 0: `version` only); versionOf()
+/// says which it is.
 /// @throws std::runtime_error "<what>: not a <kind> file (no XXXX magic)...", "format version N, but
-///   this build reads version M ...", "truncated or padded ...", "checksum mismatch ...".
+///   this build reads version M ..." (or "versions O to M"), "truncated or padded ...", "checksum
+///   mismatch ...".
 /// @param hint what to do about a version mismatch, e.g. "retrain the target with this nft_train".
 std::pair<const unsigned char*, size_t> payloadOf(const std::vector<unsigned char>& file, const char magic[4],
                                                   std::uint32_t version, const std::string& what,
-                                                  const std::string& kind, const std::string& hint);
+                                                  const std::string& kind, const std::string& hint,
+                                                  std::uint32_t oldest = 0);
+
+/// The format version in the header of a file payloadOf() accepted.
+std::uint32_t versionOf(const std::vector<unsigned char>& file);
 
 /// Writes `bytes` to `path` through `path`.part renamed into place.
 /// @throws std::runtime_error "cannot write <what> '<path>': ..." (the temporary file removed).

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "detection/binary_io.h"
+#include "detection/compact_target.h"
 #include "detection/target_model_io.h"
 
 namespace nft::detection {
@@ -58,16 +59,20 @@ int TargetDatabase::find(const std::string& name) const {
   return -1;
 }
 
-void TargetDatabase::save(const std::string& path) const {
+void TargetDatabase::save(const std::string& path, const TargetDatabaseSaveOptions& options) const {
   if (targets_.empty() || vocabulary_.size() == 0)
     throw std::invalid_argument("TargetDatabase::save: the database is empty ('" + path + "' not written)");
+  if (options.imageQuality < 0 || options.imageQuality > 100)
+    throw std::invalid_argument("TargetDatabase::save: image quality " + std::to_string(options.imageQuality) +
+                                " (expected 0 for PNG or 1-100 for JPEG; '" + path + "' not written)");
   binary::Writer w;
   w.put<std::uint32_t>(static_cast<std::uint32_t>(targets_.size()));
   for (const DatabaseTarget& t : targets_) {
     w.putString(t.name);
-    const std::vector<unsigned char> model = encodeTargetModel(t.model);
-    w.put<std::uint64_t>(model.size());
-    w.putBytes(model.data(), model.size());
+    binary::Writer record;
+    encodeCompactTarget(t.model, {options.imageQuality}, record);
+    w.put<std::uint64_t>(record.bytes().size());
+    w.putBytes(record.bytes().data(), record.bytes().size());
     w.put<std::uint32_t>(static_cast<std::uint32_t>(t.words.size()));
     for (int id : t.words) w.put<std::uint16_t>(static_cast<std::uint16_t>(id));
   }
@@ -82,7 +87,8 @@ TargetDatabase TargetDatabase::load(const std::string& path) {
   const std::string what = "target database '" + path + "'";
   const std::vector<unsigned char> file = binary::readFile(path, "target database");
   const auto [payload, size] = binary::payloadOf(file, kMagic, kTargetDatabaseVersion, what, "target database",
-                                                 "rebuild it with this nft_train");
+                                                 "rebuild it with this nft_train", kOldestTargetDatabaseVersion);
+  const bool compact = binary::versionOf(file) >= 2;
   binary::Reader r(payload, size, what);
   TargetDatabase db;
   const std::uint32_t count = r.count("target count", kMaxTargets);
@@ -100,7 +106,12 @@ TargetDatabase TargetDatabase::load(const std::string& path) {
     const auto bytes = r.get<std::uint64_t>("model size");
     if (bytes > r.remaining()) r.fail("payload ends inside the model of '" + t.name + "'");
     const unsigned char* model = r.take(static_cast<size_t>(bytes), "a model");
-    t.model = decodeTargetModel(std::vector<unsigned char>(model, model + bytes), "'" + t.name + "' in '" + path + "'");
+    if (compact) {
+      binary::Reader record(model, static_cast<size_t>(bytes), what);
+      t.model = decodeCompactTarget(record, t.name);
+    } else {
+      t.model = decodeTargetModel(std::vector<unsigned char>(model, model + bytes), "'" + t.name + "' in '" + path + "'");
+    }
     const std::uint32_t words = r.count("word count", kMaxKeypoints);
     if (words != t.model.keypoints.size())
       r.fail("target '" + t.name + "' has " + std::to_string(t.model.keypoints.size()) + " keypoints but " +

@@ -3,10 +3,14 @@
 // visual words that recognise them (vocabulary.h), in one versioned, CRC-checked file written
 // atomically (binary_io.h).
 //
-// Layout of the payload: target count T (u32); per target its name (u32 length + UTF-8 bytes),
-// the length (u64) and bytes of its model as a whole .nftm file (target_model_io.h: its own
-// version and checksum inside), its keypoints' word ids (u32 count = keypoints, then u16 each);
-// then the vocabulary: word count K (u32), descriptor length D (u32), K × D f32.
+// Layout of the payload, version 2 (written): target count T (u32); per target its name (u32
+// length + UTF-8 bytes), the length (u64) and bytes of its compact record (compact_target.h:
+// 8-bit descriptors, the working image as a PNG or JPEG file, keypoints packed), its keypoints'
+// word ids (u32 count = keypoints, then u16 each); then the vocabulary: word count K (u32),
+// descriptor length D (u32), K × D f32. Version 1 (still read) held each model as a whole .nftm
+// file (target_model_io.h: f32 descriptors, the raw image) instead of the compact record: about
+// 580 KB a target against 52 KB trained with nft_train --keypoints 300 --view-tilt 0, 167 KB with
+// the defaults (docs/results.md, "Several targets").
 
 #include <cstdint>
 #include <tuple>
@@ -19,8 +23,18 @@
 
 namespace nft::detection {
 
-/// The format version this build writes and reads.
-inline constexpr std::uint32_t kTargetDatabaseVersion = 1;
+/// The format version this build writes; it reads this one and kOldestTargetDatabaseVersion.
+inline constexpr std::uint32_t kTargetDatabaseVersion = 2;
+/// The oldest version this build reads (1: the models as .nftm files).
+inline constexpr std::uint32_t kOldestTargetDatabaseVersion = 1;
+
+/// How save() stores the targets.
+struct TargetDatabaseSaveOptions {
+  /// The working images: 0 = PNG (lossless), 1..100 = JPEG at this quality. Default 85: on
+  /// 1000 photographs of about 480 × 360 px, 25.5 KB an image against 57 KB as PNG and 104 KB
+  /// raw; see docs/results.md ("Several targets") for its effect on tracking.
+  int imageQuality = 85;
+};
 
 /// One target of a database.
 struct DatabaseTarget {
@@ -42,11 +56,16 @@ class TargetDatabase {
   static TargetDatabase build(std::vector<std::pair<std::string, TargetModel>> targets,
                               const VocabularyOptions& options = {});
 
-  /// Writes the file atomically (a failure leaves any previous file as it was).
-  /// @throws std::runtime_error naming the file; std::invalid_argument for an empty database.
-  void save(const std::string& path) const;
-  /// Reads a file written by save(): truncated, corrupt, foreign or other-version files and two
-  /// targets of one name are errors naming the file (and the target).
+  /// Writes the file atomically (a failure leaves any previous file as it was), in the format
+  /// version kTargetDatabaseVersion: descriptors quantised to 8 bits (quantizeDescriptors in
+  /// compact_target.h: a loaded database's descriptors are unit rows within 0.02 of those
+  /// saved), images as `options` says, everything else as it is.
+  /// @throws std::runtime_error naming the file; std::invalid_argument for an empty database or
+  ///   an image quality outside [0, 100].
+  void save(const std::string& path, const TargetDatabaseSaveOptions& options = {}) const;
+  /// Reads a file written by save() (version 2) or by an older build (version 1): truncated,
+  /// corrupt, foreign or other-version files, an image that does not decode, and two targets of
+  /// one name are errors naming the file (and the target).
   /// @throws std::runtime_error "target database '<path>': <what is wrong>".
   static TargetDatabase load(const std::string& path);
 

@@ -30,15 +30,45 @@ static_assert(std::numeric_limits<float>::is_iec559, "the model file stores IEEE
 
 }  // namespace
 
-std::vector<unsigned char> encodeTargetModel(const TargetModel& model) {
+void checkModelToEncode(const TargetModel& model, const std::string& who) {
   if (model.image.empty() || model.image.type() != CV_8UC1)
-    throw std::invalid_argument("encodeTargetModel: the model's image must be a non-empty CV_8UC1 image");
+    throw std::invalid_argument(who + ": the model's image must be a non-empty CV_8UC1 image");
   const int length = descriptorLength(model.descriptorType);
   if (model.descriptors.rows != static_cast<int>(model.keypoints.size()) ||
       (!model.keypoints.empty() && (model.descriptors.cols != length || model.descriptors.type() != CV_32F)))
-    throw std::invalid_argument("encodeTargetModel: " + std::to_string(model.keypoints.size()) + " keypoints but a " +
+    throw std::invalid_argument(who + ": " + std::to_string(model.keypoints.size()) + " keypoints but a " +
                                 std::to_string(model.descriptors.rows) + "x" + std::to_string(model.descriptors.cols) +
                                 " descriptor matrix (expected CV_32F with " + std::to_string(length) + " columns)");
+  if (model.tiltedKeypoints < 0 || static_cast<size_t>(model.tiltedKeypoints) > model.keypoints.size())
+    throw std::invalid_argument(who + ": tiltedKeypoints " + std::to_string(model.tiltedKeypoints) +
+                                " is not in [0, " + std::to_string(model.keypoints.size()) + "]");
+}
+
+void putQualityReport(Writer& w, const TargetQuality& q) {
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(q.keypointCount));
+  w.put<double>(q.coverage);
+  w.put<double>(q.distinctness);
+  w.put<double>(q.meanContrast);
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(q.stars));
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(q.warnings.size()));
+  for (const std::string& warning : q.warnings) w.putString(warning);
+}
+
+TargetQuality getQualityReport(Reader& r) {
+  TargetQuality q;
+  q.keypointCount = static_cast<int>(r.count("quality keypoint count", kMaxKeypoints));
+  q.coverage = r.get<double>("quality");
+  q.distinctness = r.get<double>("quality");
+  q.meanContrast = r.get<double>("quality");
+  q.stars = static_cast<int>(r.count("stars", 5));
+  const std::uint32_t warnings = r.count("warning count", kMaxWarnings);
+  for (std::uint32_t i = 0; i < warnings; ++i) q.warnings.push_back(r.string("warning length", kMaxWarningLength));
+  return q;
+}
+
+std::vector<unsigned char> encodeTargetModel(const TargetModel& model) {
+  checkModelToEncode(model, "encodeTargetModel");
+  const int length = descriptorLength(model.descriptorType);
   Writer w;
   w.put<std::uint32_t>(static_cast<std::uint32_t>(model.image.cols));
   w.put<std::uint32_t>(static_cast<std::uint32_t>(model.image.rows));
@@ -52,9 +82,6 @@ std::vector<unsigned char> encodeTargetModel(const TargetModel& model) {
     for (float v : {k.x, k.y, k.scale, k.angle, k.response}) w.put<float>(v);
     w.put<std::int32_t>(k.octave);
   }
-  if (model.tiltedKeypoints < 0 || static_cast<size_t>(model.tiltedKeypoints) > model.keypoints.size())
-    throw std::invalid_argument("encodeTargetModel: tiltedKeypoints " + std::to_string(model.tiltedKeypoints) +
-                                " is not in [0, " + std::to_string(model.keypoints.size()) + "]");
   w.put<std::uint32_t>(static_cast<std::uint32_t>(model.tiltedKeypoints));
   w.put<std::uint32_t>(static_cast<std::uint32_t>(length));
   for (int r = 0; r < model.descriptors.rows; ++r)
@@ -66,17 +93,7 @@ std::vector<unsigned char> encodeTargetModel(const TargetModel& model) {
     w.put<std::int32_t>(p.level);
     w.put<float>(p.score);
   }
-  const TargetQuality& q = model.quality;
-  w.put<std::uint32_t>(static_cast<std::uint32_t>(q.keypointCount));
-  w.put<double>(q.coverage);
-  w.put<double>(q.distinctness);
-  w.put<double>(q.meanContrast);
-  w.put<std::uint32_t>(static_cast<std::uint32_t>(q.stars));
-  w.put<std::uint32_t>(static_cast<std::uint32_t>(q.warnings.size()));
-  for (const std::string& warning : q.warnings) {
-    w.put<std::uint32_t>(static_cast<std::uint32_t>(warning.size()));
-    w.putBytes(warning.data(), warning.size());
-  }
+  putQualityReport(w, model.quality);
   return binary::container(kMagic, kTargetModelVersion, w.bytes());
 }
 
@@ -143,19 +160,7 @@ TargetModel decodeTargetModel(const std::vector<unsigned char>& file, const std:
     p.score = r.get<float>("patch");
     if (p.level < 0 || p.level > 16) r.fail("patch level " + std::to_string(p.level));
   }
-  TargetQuality& q = m.quality;
-  q.keypointCount = static_cast<int>(r.count("quality keypoint count", kMaxKeypoints));
-  q.coverage = r.get<double>("quality");
-  q.distinctness = r.get<double>("quality");
-  q.meanContrast = r.get<double>("quality");
-  q.stars = static_cast<int>(r.count("stars", 5));
-  const std::uint32_t warnings = r.count("warning count", kMaxWarnings);
-  for (std::uint32_t i = 0; i < warnings; ++i) {
-    const std::uint32_t size = r.count("warning length", kMaxWarningLength);
-    std::string text(size, '\0');
-    r.getBytes(text.data(), size, "a warning");
-    q.warnings.push_back(std::move(text));
-  }
+  m.quality = getQualityReport(r);
   if (r.remaining() != 0) r.fail(std::to_string(r.remaining()) + " unexpected bytes after the quality report");
   return m;
 }

@@ -45,4 +45,20 @@ std::vector<unsigned char> encodeTargetModel(const TargetModel& model);
 /// @throws std::runtime_error "target model <source>: <what is wrong>".
 TargetModel decodeTargetModel(const std::vector<unsigned char>& bytes, const std::string& source);
 
+// Parts the compact record of a target database (compact_target.h) shares with this format.
+namespace binary {
+class Writer;
+class Reader;
+}  // namespace binary
+
+/// Checks that `model` can be written: a non-empty CV_8UC1 image, one CV_32F descriptor row of
+/// the type's length per keypoint, tiltedKeypoints in [0, keypoints].
+/// @throws std::invalid_argument "<who>: <what is wrong>".
+void checkModelToEncode(const TargetModel& model, const std::string& who);
+/// The quality report as both formats store it: keypoints (u32); coverage, distinctness,
+/// meanContrast (f64); stars (u32); warning count (u32) and each warning as u32 length + bytes.
+void putQualityReport(binary::Writer& out, const TargetQuality& quality);
+/// Reads what putQualityReport() wrote. @throws std::runtime_error from `in` (a count too large).
+TargetQuality getQualityReport(binary::Reader& in);
+
 }  // namespace nft::detection

@@ -86,6 +86,10 @@ TEST(ReplayTargets, BadListsAndDatabasesAreErrorsNamingTheFile) {
                                                        quoted(dir / "missing.txt"));
   EXPECT_NE(run.output.find("target 'a': image"), std::string::npos) << run.output;
   EXPECT_FALSE(fs::exists(dir / "db.nftdb")) << "nothing written";
+  run = nft::testing::runProgram(NFT_TRAIN_BINARY, "--database " + quoted(dir / "db.nftdb") + " --list " +
+                                                       quoted(dir / "width.txt") + " --image-quality 101");
+  EXPECT_NE(run.status, 0);
+  EXPECT_NE(run.output.find("--image-quality"), std::string::npos) << run.output;
   { std::ofstream(dir / "junk.nftdb") << "not a database"; }
   run = nft::testing::runProgram(NFT_REPLAY_BINARY, "--targets " + quoted(dir / "junk.nftdb") +
                                                         " --no-render --progress 0 --video " +
@@ -109,10 +113,19 @@ TEST(ReplayTargets, FindsTheCoverAmongDistractorsMadeByTheScript) {
     std::ofstream list(dir / "targets.txt", std::ios::app);
     list << "cover " << (nft::testing::dataDir() / "video/cmu_book/cv_cover.jpg").string() << " 0.187\n";
   }
-  const nft::testing::ProgramRun train = nft::testing::runProgram(
-      NFT_TRAIN_BINARY, "--database " + quoted(dir / "41.nftdb") + " --list " + quoted(dir / "targets.txt"));
+  // Trained as a catalogue an app ships (docs/programs/nft_train.md): 300 keypoints a target, no
+  // tilted views, JPEG images — at most 60 KB a target besides the vocabulary.
+  const nft::testing::ProgramRun train =
+      nft::testing::runProgram(NFT_TRAIN_BINARY, "--database " + quoted(dir / "41.nftdb") + " --list " +
+                                                     quoted(dir / "targets.txt") + " --keypoints 300 --view-tilt 0");
   ASSERT_EQ(train.status, 0) << train.output;
   EXPECT_NE(train.output.find("41 targets"), std::string::npos) << train.output;
+  EXPECT_NE(train.output.find("[41/41] cover: 300 keypoints"), std::string::npos) << train.output;
+  const size_t words = train.output.find(" visual words");
+  ASSERT_NE(words, std::string::npos) << train.output;
+  const int vocabulary = std::stoi(train.output.substr(train.output.rfind(' ', words - 1) + 1));
+  EXPECT_LE(fs::file_size(dir / "41.nftdb"), 41u * 60000u + static_cast<size_t>(vocabulary) * 64u * 4u + 1000u)
+      << vocabulary << " words";
   // Detection alone on every frame (the hard case for recognition), 60 frames.
   { std::ofstream(dir / "detect.yaml") << "tracking:\n  enabled: false\n"; }
   const nft::testing::ProgramRun replay = nft::testing::runProgram(

@@ -10,8 +10,10 @@
 #include <opencv2/features2d.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "detection/binary_io.h"
 #include "detection/surf_cpu.h"
 #include "detection/target_database.h"
+#include "detection/target_model_io.h"
 #include "detection/target_trainer.h"
 #include "support/test_data.h"
 
@@ -127,17 +129,97 @@ TEST(TargetDatabase, RecognisesEachTargetFromAnotherViewAndRoundTrips) {
     ASSERT_FALSE(ranked.empty());
     EXPECT_EQ(ranked[0].first, i) << name << " img2 ranks target " << ranked[0].first << " first";
   }
-  const fs::path path = tempFile("three.nftdb");
-  db.save(path.string());
+  // Version 2: what is stored exactly comes back exactly; the 8-bit descriptors within their bound
+  // (compact_target.h); the image as JPEG 85 (the default) within a few gray levels, as PNG exactly.
+  for (int quality : {85, 0}) {
+    const fs::path path = tempFile("three.nftdb");
+    db.save(path.string(), {quality});
+    const TargetDatabase back = TargetDatabase::load(path.string());
+    ASSERT_EQ(back.size(), 3);
+    EXPECT_EQ(back.find("boat"), 1);
+    EXPECT_EQ(cv::norm(back.vocabulary().words(), db.vocabulary().words(), cv::NORM_INF), 0.0);
+    EXPECT_GT(db.targets()[2].model.tiltedKeypoints, 0);  // trained with the tilted views (the default)
+    for (size_t i = 0; i < 3; ++i) {
+      const nft::detection::TargetModel& a = db.targets()[i].model;
+      const nft::detection::TargetModel& b = back.targets()[i].model;
+      EXPECT_EQ(back.targets()[i].words, db.targets()[i].words);
+      EXPECT_EQ(b.tiltedKeypoints, a.tiltedKeypoints);
+      ASSERT_EQ(b.keypoints.size(), a.keypoints.size());
+      for (size_t k = 0; k < a.keypoints.size(); ++k)
+        ASSERT_TRUE(b.keypoints[k].x == a.keypoints[k].x && b.keypoints[k].y == a.keypoints[k].y) << "keypoint " << k;
+      ASSERT_EQ(b.descriptors.size(), a.descriptors.size());
+      double worst = 0;
+      for (int r = 0; r < a.descriptors.rows; ++r) worst = std::max(worst, cv::norm(a.descriptors.row(r), b.descriptors.row(r)));
+      EXPECT_GT(worst, 0.0) << "8 bits are not 32";
+      EXPECT_LT(worst, 0.03) << "sqrt(64) * 0.4 / 127: SURF-64's largest components are below 0.4";
+      ASSERT_EQ(b.image.size(), a.image.size());
+      const double meanError = cv::norm(a.image, b.image, cv::NORM_L1) / static_cast<double>(a.image.total());
+      if (quality == 0) {
+        EXPECT_EQ(meanError, 0.0);
+      } else {
+        EXPECT_GT(meanError, 0.0);
+        EXPECT_LT(meanError, 5.0) << "JPEG 85 on the Oxford scenes' fine texture: 3.1-3.9 gray levels";
+      }
+      EXPECT_EQ(b.widthMetres, a.widthMetres);
+      EXPECT_EQ(b.patches.size(), a.patches.size());
+    }
+    // A database loaded and saved again keeps its descriptors bit for bit (a fixed point).
+    const fs::path again = tempFile("again.nftdb");
+    back.save(again.string(), {quality});
+    const TargetDatabase twice = TargetDatabase::load(again.string());
+    EXPECT_EQ(cv::norm(twice.targets()[0].model.descriptors, back.targets()[0].model.descriptors, cv::NORM_INF), 0.0);
+  }
+  EXPECT_TRUE(db.lookAlikes(0.9).empty()) << "three different scenes are not look-alikes";
+  EXPECT_THROW(db.save(tempFile("q.nftdb").string(), {101}), std::invalid_argument);
+  EXPECT_FALSE(fs::exists(tempFile("q.nftdb")));
+}
+
+/// A version-1 file as the builds before version 2 wrote it: each model as a whole .nftm.
+std::vector<unsigned char> versionOneFile(const TargetDatabase& db) {
+  nft::detection::binary::Writer w;
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(db.size()));
+  for (const nft::detection::DatabaseTarget& t : db.targets()) {
+    w.putString(t.name);
+    const std::vector<unsigned char> model = nft::detection::encodeTargetModel(t.model);
+    w.put<std::uint64_t>(model.size());
+    w.putBytes(model.data(), model.size());
+    w.put<std::uint32_t>(static_cast<std::uint32_t>(t.words.size()));
+    for (int id : t.words) w.put<std::uint16_t>(static_cast<std::uint16_t>(id));
+  }
+  const cv::Mat& words = db.vocabulary().words();
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(words.rows));
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(words.cols));
+  w.putBytes(words.data, words.total() * sizeof(float));
+  return nft::detection::binary::container("NFTD", 1, w.bytes());
+}
+
+TEST(TargetDatabase, VersionOneFilesAreStillReadExactly) {
+  NFT_REQUIRE_DATA("oxford/wall/img1.png");
+  const TargetDatabase db = TargetDatabase::build(threeTargets());
+  const fs::path path = tempFile("v1.nftdb");
+  const std::vector<unsigned char> bytes = versionOneFile(db);
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<long>(bytes.size()));
   const TargetDatabase back = TargetDatabase::load(path.string());
   ASSERT_EQ(back.size(), 3);
-  EXPECT_EQ(back.find("boat"), 1);
-  EXPECT_EQ(back.targets()[1].words, db.targets()[1].words);
-  EXPECT_EQ(cv::norm(back.targets()[2].model.descriptors, db.targets()[2].model.descriptors, cv::NORM_INF), 0.0);
-  EXPECT_GT(db.targets()[2].model.tiltedKeypoints, 0);  // trained with the tilted views (the default)
-  EXPECT_EQ(back.targets()[2].model.tiltedKeypoints, db.targets()[2].model.tiltedKeypoints);
-  EXPECT_EQ(cv::norm(back.vocabulary().words(), db.vocabulary().words(), cv::NORM_INF), 0.0);
-  EXPECT_TRUE(db.lookAlikes(0.9).empty()) << "three different scenes are not look-alikes";
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(back.targets()[i].name, db.targets()[i].name);
+    EXPECT_EQ(back.targets()[i].words, db.targets()[i].words);
+    EXPECT_EQ(cv::norm(back.targets()[i].model.descriptors, db.targets()[i].model.descriptors, cv::NORM_INF), 0.0);
+    EXPECT_EQ(cv::norm(back.targets()[i].model.image, db.targets()[i].model.image, cv::NORM_INF), 0.0);
+  }
+  // A file the build before version 2 wrote (nft_train --database, scripts/fuzz.sh --make-corpus;
+  // the corpus file has the fuzzer's one-byte prefix): graf and box, 24 keypoints each.
+  std::ifstream seed(fs::path(NFT_SOURCE_DIR) / "tests/fuzz/corpus/target_database/v1-s64-file.bin", std::ios::binary);
+  ASSERT_TRUE(seed) << "the version-1 seed file is missing";
+  std::vector<char> old((std::istreambuf_iterator<char>(seed)), std::istreambuf_iterator<char>());
+  const fs::path oldPath = tempFile("old.nftdb");
+  std::ofstream(oldPath, std::ios::binary).write(old.data() + 1, static_cast<long>(old.size() - 1));
+  const TargetDatabase written = TargetDatabase::load(oldPath.string());
+  ASSERT_EQ(written.size(), 2);
+  EXPECT_EQ(written.targets()[0].name, "graf");
+  EXPECT_EQ(written.targets()[1].name, "box");
+  EXPECT_EQ(written.targets()[0].model.keypoints.size(), 24u);
+  EXPECT_EQ(written.vocabulary().size(), 10);
 }
 
 TEST(TargetDatabase, TheVocabularyIsTrainedOnTheTargetsOwnViews) {
@@ -192,11 +274,45 @@ TEST(TargetDatabase, BadFilesAreErrorsNamingTheFileAndNothingIsHalfWritten) {
   EXPECT_NE(errorOf(flipped).find("checksum mismatch"), std::string::npos) << errorOf(flipped);
   std::vector<char> version = bytes;
   version[4] = 9;
-  EXPECT_NE(errorOf(version).find("format version 9"), std::string::npos) << errorOf(version);
+  EXPECT_NE(errorOf(version).find("format version 9, but this build reads versions 1 to 2"), std::string::npos)
+      << errorOf(version);
   std::vector<char> model(bytes.begin(), bytes.end());
   model[0] = 'N', model[1] = 'F', model[2] = 'T', model[3] = 'M';
   EXPECT_NE(errorOf(model).find("not a target database file"), std::string::npos) << errorOf(model);
   EXPECT_NE(errorOf(model).find("bad.nftdb"), std::string::npos);
+
+  // Inside a version-2 record past the checksum (the file's CRC-32 made to match): an image that
+  // does not decode, or decodes to another size than the record says, named with the target.
+  const std::vector<unsigned char> good(bytes.begin(), bytes.end());
+  const size_t payload = 16, name = payload + 4 + 4;  // header, then the target count and name length
+  const std::string first = db.targets()[0].name;
+  const size_t record = name + first.size() + 8;           // after the name and the record's size
+  const size_t imageBytes = record + 4 + 4 + 8 + 8 + 4 + 4;  // after size, scale, width, type, orientation
+  auto rewrapped = [&](std::vector<unsigned char> p) {
+    p = std::vector<unsigned char>(p.begin() + payload, p.end() - 4);
+    const std::vector<unsigned char> file = nft::detection::binary::container("NFTD", 2, p);
+    return std::vector<char>(file.begin(), file.end());
+  };
+  std::vector<unsigned char> noImage = good;
+  for (size_t i = imageBytes + 4; i < imageBytes + 12; ++i) noImage[i] = 0;  // the JPEG's first bytes
+  const std::string noImageError = errorOf(rewrapped(noImage));
+  EXPECT_NE(noImageError.find("bad.nftdb"), std::string::npos) << noImageError;
+  EXPECT_NE(noImageError.find("target '" + first + "': the image ("), std::string::npos) << noImageError;
+  EXPECT_NE(noImageError.find("is not a PNG or JPEG file"), std::string::npos) << noImageError;
+  std::vector<unsigned char> brokenJpeg = good;
+  for (size_t i = imageBytes + 4 + 3; i < imageBytes + 4 + 300; ++i) brokenJpeg[i] = 0;  // its markers gone
+  const std::string brokenError = errorOf(rewrapped(brokenJpeg));
+  EXPECT_NE(brokenError.find("target '" + first + "': the image does not decode as JPEG"), std::string::npos)
+      << brokenError;
+  std::vector<unsigned char> wider = good;
+  wider[record] = static_cast<unsigned char>(wider[record] + 1);  // the width the record announces
+  const std::string widerError = errorOf(rewrapped(wider));
+  EXPECT_NE(widerError.find("target '" + first + "': the image decodes to"), std::string::npos) << widerError;
+  std::vector<unsigned char> type = good;
+  type[record + 24] = 65;  // descriptor type 65
+  EXPECT_NE(errorOf(rewrapped(type)).find("target '" + first + "': descriptor type 65"), std::string::npos)
+      << errorOf(rewrapped(type));
+  EXPECT_EQ(errorOf(rewrapped(good)), "no error") << "the rewrapping alone is no error";
 
   // Two targets of one name, an empty list: refused before anything is written.
   targets[1].first = targets[0].first;

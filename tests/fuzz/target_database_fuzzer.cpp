@@ -3,17 +3,20 @@
 //
 // The first byte picks how the rest is used:
 //   odd:  the rest is the file as it is — the header checks (magic, version, sizes, CRC-32).
-//   even: the rest is a payload; the harness wraps it in a valid header and its CRC-32
+//   even: the rest is a version-2 payload; the harness wraps it in a valid header and its CRC-32
 //         (binary::container, what save() writes), so the fuzzer gets past the checksum (which it
-//         cannot forge) into the payload's parser: target count, names, model sizes, word ids,
-//         the vocabulary. The models inside keep their own CRC-32, so mutations of a model's
-//         bytes mostly stop at its checksum: the model parser is target_model_fuzzer's to fuzz.
+//         cannot forge) into the payload's parser: target count, names, record sizes, the compact
+//         records (detection/compact_target.h: 8-bit descriptors, a PNG or JPEG image, so
+//         OpenCV's image decoders too), word ids, the vocabulary.
+// Version-1 files (the v1-* and regress-* seeds, whole files) embed .nftm models, which keep their
+// own CRC-32: mutations of a model's bytes mostly stop there (target_model_fuzzer's to fuzz).
 // Contract: std::runtime_error naming the file, or a database that keeps the loader's promises
 // (at least one target; non-empty, unique names that find() finds; one word id per keypoint, each
 // below the vocabulary's size; a vocabulary of 1..65535 CV_32F words of the models' descriptor
-// length; each model as target_model_fuzzer checks it) and that save() writes back byte for byte:
-// the format has one encoding per database (each embedded .nftm has one encoding per model, the
-// word ids and the vocabulary's floats are stored as they are read).
+// length; each model as target_model_fuzzer checks it) and that save() writes in version 2 as
+// PNG (lossless) and loads back as the same database: names, word ids, vocabulary, keypoint
+// positions, images exactly; descriptors exactly too once they have been through 8 bits (a
+// second save writes the same bytes as the first: the format is a fixed point after one trip).
 
 #include <cstddef>
 #include <cstdint>
@@ -91,8 +94,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   checkPromises(db);
-  db.save(output.path());
-  if (readAll(output.path()) != bytes)
-    nft::fuzz::contractBroken(kTarget, "saving the loaded database does not give the same bytes");
+  const nft::detection::TargetDatabaseSaveOptions png{0};
+  db.save(output.path(), png);
+  const std::vector<unsigned char> saved = readAll(output.path());
+  nft::detection::TargetDatabase back;
+  try {
+    back = nft::detection::TargetDatabase::load(output.path());
+  } catch (const std::runtime_error& e) {
+    nft::fuzz::contractBroken(kTarget, std::string("a saved database does not load: ") + e.what());
+  }
+  if (back.size() != db.size() || cv::norm(back.vocabulary().words(), db.vocabulary().words(), cv::NORM_INF) != 0)
+    nft::fuzz::contractBroken(kTarget, "the saved database has other targets or another vocabulary");
+  for (int i = 0; i < db.size(); ++i) {
+    const auto& a = db.targets()[static_cast<size_t>(i)];
+    const auto& b = back.targets()[static_cast<size_t>(i)];
+    if (a.name != b.name || a.words != b.words || a.model.keypoints.size() != b.model.keypoints.size() ||
+        a.model.image.size() != b.model.image.size() || cv::norm(a.model.image, b.model.image, cv::NORM_INF) != 0)
+      nft::fuzz::contractBroken(kTarget, "target " + std::to_string(i) + " comes back different from the saved database");
+    for (size_t k = 0; k < a.model.keypoints.size(); ++k)
+      if (!(a.model.keypoints[k].x == b.model.keypoints[k].x && a.model.keypoints[k].y == b.model.keypoints[k].y))
+        nft::fuzz::contractBroken(kTarget, "target " + std::to_string(i) + ": keypoint " + std::to_string(k) + " moved");
+  }
+  back.save(output.path(), png);
+  if (readAll(output.path()) != saved)
+    nft::fuzz::contractBroken(kTarget, "saving the database loaded from a saved one does not give the same bytes");
   return 0;
 }

@@ -1,0 +1,182 @@
+#include "detection/compact_target.h"
+
+#include "detection/target_model_io.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include <opencv2/imgcodecs.hpp>
+
+namespace nft::detection {
+namespace {
+
+// Limits on what a record may hold, so a corrupt size cannot ask for gigabytes (as .nftm's).
+constexpr std::uint32_t kMaxSide = 16384;
+constexpr std::uint32_t kMaxKeypoints = 1u << 20;
+constexpr std::uint32_t kMaxPatches = 1u << 20;
+constexpr size_t kKeypointBytes = 4 + 4 + 2 + 2 + 2 + 1;
+constexpr size_t kPatchBytes = 4 + 4 + 1 + 4;
+
+std::uint16_t toHalf(float v) { return cv::float16_t(v).bits(); }
+float fromHalf(std::uint16_t bits) { return static_cast<float>(cv::float16_t::fromBits(bits)); }
+
+}  // namespace
+
+cv::Mat quantizeDescriptors(const cv::Mat& descriptors) {
+  if (descriptors.type() != CV_32FC1)
+    throw std::invalid_argument("quantizeDescriptors: expected CV_32FC1 descriptors, got " +
+                                cv::typeToString(descriptors.type()));
+  if (!descriptors.empty() && !cv::checkRange(descriptors))
+    throw std::invalid_argument("quantizeDescriptors: a descriptor value is not finite");
+  cv::Mat out(descriptors.size(), CV_8SC1);
+  for (int r = 0; r < descriptors.rows; ++r) {
+    const float* in = descriptors.ptr<float>(r);
+    float largest = 0.0f;
+    for (int c = 0; c < descriptors.cols; ++c) largest = std::max(largest, std::abs(in[c]));
+    const float scale = largest > 0.0f ? 127.0f / largest : 0.0f;
+    auto* q = out.ptr<std::int8_t>(r);
+    for (int c = 0; c < descriptors.cols; ++c) q[c] = static_cast<std::int8_t>(std::lround(in[c] * scale));
+  }
+  return out;
+}
+
+cv::Mat dequantizeDescriptors(const cv::Mat& quantized) {
+  if (quantized.type() != CV_8SC1)
+    throw std::invalid_argument("dequantizeDescriptors: expected CV_8SC1 rows, got " + cv::typeToString(quantized.type()));
+  cv::Mat out(quantized.size(), CV_32FC1);
+  for (int r = 0; r < quantized.rows; ++r) {
+    const auto* q = quantized.ptr<std::int8_t>(r);
+    float* x = out.ptr<float>(r);
+    double squares = 0.0;
+    for (int c = 0; c < quantized.cols; ++c) squares += static_cast<double>(q[c]) * q[c];
+    const float scale = squares > 0.0 ? static_cast<float>(1.0 / std::sqrt(squares)) : 0.0f;
+    for (int c = 0; c < quantized.cols; ++c) x[c] = static_cast<float>(q[c]) * scale;
+  }
+  return out;
+}
+
+void encodeCompactTarget(const TargetModel& model, const CompactTargetOptions& options, binary::Writer& w) {
+  if (options.imageQuality < 0 || options.imageQuality > 100)
+    throw std::invalid_argument("encodeCompactTarget: image quality " + std::to_string(options.imageQuality) +
+                                " (expected 0 for PNG or 1-100 for JPEG)");
+  checkModelToEncode(model, "encodeCompactTarget");
+  const int length = descriptorLength(model.descriptorType);
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(model.image.cols));
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(model.image.rows));
+  w.put<double>(model.originalScale);
+  w.put<double>(model.widthMetres);
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(length));
+  w.put<std::uint32_t>(model.orientation == Orientation::Oriented ? 1u : 0u);
+  std::vector<unsigned char> image;
+  const bool png = options.imageQuality == 0;
+  cv::imencode(png ? ".png" : ".jpg", model.image, image,
+               png ? std::vector<int>{cv::IMWRITE_PNG_COMPRESSION, 9}
+                   : std::vector<int>{cv::IMWRITE_JPEG_QUALITY, options.imageQuality});
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(image.size()));
+  w.putBytes(image.data(), image.size());
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(model.keypoints.size()));
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(model.tiltedKeypoints));
+  for (const Keypoint& k : model.keypoints) {
+    w.put<float>(k.x);
+    w.put<float>(k.y);
+    for (float v : {k.scale, k.angle, k.response}) w.put<std::uint16_t>(toHalf(v));
+    w.put<std::int8_t>(static_cast<std::int8_t>(std::clamp(k.octave, -128, 127)));
+  }
+  if (!model.keypoints.empty()) {
+    const cv::Mat q = quantizeDescriptors(model.descriptors);
+    for (int r = 0; r < q.rows; ++r) w.putBytes(q.ptr(r), static_cast<size_t>(length));
+  }
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(model.patches.size()));
+  for (const TrackingPatch& p : model.patches) {
+    if (p.level < 0 || p.level > 16)
+      throw std::invalid_argument("encodeCompactTarget: patch level " + std::to_string(p.level) + " (expected 0-16)");
+    w.put<float>(p.position.x);
+    w.put<float>(p.position.y);
+    w.put<std::uint8_t>(static_cast<std::uint8_t>(p.level));
+    w.put<float>(p.score);
+  }
+  putQualityReport(w, model.quality);
+}
+
+TargetModel decodeCompactTarget(binary::Reader& r, const std::string& name) {
+  const std::string who = "target '" + name + "': ";
+  auto fail = [&](const std::string& why) { r.fail(who + why); };
+  TargetModel m;
+  const std::uint32_t width = r.count("image width", kMaxSide);
+  const std::uint32_t height = r.count("image height", kMaxSide);
+  if (width == 0 || height == 0) fail("image is " + std::to_string(width) + "x" + std::to_string(height));
+  m.originalScale = r.get<double>("original scale");
+  m.widthMetres = r.get<double>("width");
+  if (!(m.originalScale > 0) || !(m.widthMetres >= 0) || !std::isfinite(m.originalScale) || !std::isfinite(m.widthMetres))
+    fail("implausible scale or width");
+  const auto length = r.get<std::uint32_t>("descriptor type");
+  if (length != 64 && length != 36) fail("descriptor type " + std::to_string(length) + " (expected 64 or 36)");
+  m.descriptorType = length == 64 ? DescriptorType::Surf64 : DescriptorType::Surf36;
+  const auto orientation = r.get<std::uint32_t>("orientation");
+  if (orientation > 1) fail("orientation flag " + std::to_string(orientation));
+  m.orientation = orientation == 1 ? Orientation::Oriented : Orientation::Upright;
+
+  const std::uint32_t imageBytes = r.get<std::uint32_t>("image size");
+  if (imageBytes > r.remaining()) fail("payload ends inside the image");
+  const unsigned char* encoded = r.take(imageBytes, "the image");
+  // Only what save() writes goes to OpenCV's decoders: imdecode() takes any format it knows
+  // (JPEG 2000, TIFF, OpenEXR...), each a decoder more for a crafted file to reach.
+  static const unsigned char kPng[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}, kJpeg[3] = {0xff, 0xd8, 0xff};
+  const bool png = imageBytes >= sizeof kPng && std::memcmp(encoded, kPng, sizeof kPng) == 0;
+  const bool jpeg = imageBytes >= sizeof kJpeg && std::memcmp(encoded, kJpeg, sizeof kJpeg) == 0;
+  if (!png && !jpeg) fail("the image (" + std::to_string(imageBytes) + " bytes) is not a PNG or JPEG file");
+  // The bytes were checked by the CRC-32; a decoder error is still reported with the file's name.
+  try {
+    m.image = cv::imdecode(cv::Mat(1, static_cast<int>(imageBytes), CV_8UC1, const_cast<unsigned char*>(encoded)),
+                           cv::IMREAD_GRAYSCALE);
+  } catch (const cv::Exception& e) {
+    fail(std::string("the image does not decode (") + e.what() + ")");
+  }
+  if (m.image.empty()) fail(std::string("the image does not decode as ") + (png ? "PNG" : "JPEG"));
+  if (m.image.cols != static_cast<int>(width) || m.image.rows != static_cast<int>(height) || m.image.type() != CV_8UC1)
+    fail("the image decodes to " + std::to_string(m.image.cols) + "x" + std::to_string(m.image.rows) + ", not " +
+         std::to_string(width) + "x" + std::to_string(height));
+
+  const std::uint32_t n = r.count("keypoint count", kMaxKeypoints);
+  const std::uint32_t tilted = r.get<std::uint32_t>("tilted keypoint count");
+  if (tilted > n) fail("tilted keypoint count " + std::to_string(tilted) + " > keypoint count " + std::to_string(n));
+  m.tiltedKeypoints = static_cast<int>(tilted);
+  if (static_cast<size_t>(n) * (kKeypointBytes + length) > r.remaining()) fail("payload ends inside the keypoints");
+  m.keypoints.resize(n);
+  for (Keypoint& k : m.keypoints) {
+    k.x = r.get<float>("keypoint");
+    k.y = r.get<float>("keypoint");
+    k.scale = fromHalf(r.get<std::uint16_t>("keypoint"));
+    k.angle = fromHalf(r.get<std::uint16_t>("keypoint"));
+    k.response = fromHalf(r.get<std::uint16_t>("keypoint"));
+    k.octave = r.get<std::int8_t>("keypoint");
+  }
+  try {
+    validateKeypoints(m.keypoints, m.image.size());
+  } catch (const std::invalid_argument& e) {
+    fail(e.what());
+  }
+  cv::Mat quantized(static_cast<int>(n), static_cast<int>(length), CV_8SC1);
+  if (n > 0) r.getBytes(quantized.data, static_cast<size_t>(n) * length, "the descriptors");
+  m.descriptors = dequantizeDescriptors(quantized);
+
+  const std::uint32_t patches = r.count("patch count", kMaxPatches);
+  if (static_cast<size_t>(patches) * kPatchBytes > r.remaining()) fail("payload ends inside the patches");
+  m.patches.resize(patches);
+  for (TrackingPatch& p : m.patches) {
+    p.position.x = r.get<float>("patch");
+    p.position.y = r.get<float>("patch");
+    p.level = r.get<std::uint8_t>("patch");
+    p.score = r.get<float>("patch");
+    if (p.level > 16) fail("patch level " + std::to_string(p.level));
+  }
+  m.quality = getQualityReport(r);
+  if (r.remaining() != 0) fail(std::to_string(r.remaining()) + " unexpected bytes after the quality report");
+  return m;
+}
+
+}  // namespace nft::detection
