@@ -1,17 +1,15 @@
-// libgstnft.so: the GStreamer plugin "nft" — nfttrack (nft_track.h). Installed into
-// lib/gstreamer-1.0 (Debian: /usr/lib/<multiarch>/gstreamer-1.0, where GStreamer looks); a build
-// tree's or a prefix's is found through GST_PLUGIN_PATH.
+// libgstnft.so: the GStreamer plugin "nft" — nfttrack (nft_track.h), nftgloverlay
+// (nft_gl_overlay.h) and GstNftMeta (register.h). Installed into lib/gstreamer-1.0 (Debian:
+// /usr/lib/<multiarch>/gstreamer-1.0, where GStreamer looks); a build tree's or a prefix's is found
+// through GST_PLUGIN_PATH.
 
 #include <gst/gst.h>
 
-#include "gst/nft_gl_overlay.h"
-#include "gst/nft_track.h"
+#include "gst/register.h"
 
 namespace {
 
-gboolean pluginInit(GstPlugin* plugin) {
-  return gst_nft_track_register(plugin) && gst_nft_gl_overlay_register(plugin);
-}
+gboolean pluginInit(GstPlugin* plugin) { return gst_nft_plugin_register(plugin); }
 
 }  // namespace
 
