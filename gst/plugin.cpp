@@ -14,7 +14,8 @@ gboolean pluginInit(GstPlugin* plugin) { return gst_nft_plugin_register(plugin);
 }  // namespace
 
 #define PACKAGE "nft"
-// The project states no licence yet: "unknown" is what GStreamer accepts for that.
+// NFT_GST_LICENSE: the project's licence as GStreamer names it, from CMake's NFT_GST_LICENSE
+// (gst/CMakeLists.txt: "unknown" while the project states none).
 GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, nft,
                   "Natural-feature tracking of planar targets (nft::Session): nfttrack, nftgloverlay", pluginInit, NFT_VERSION_STRING,
-                  GST_LICENSE_UNKNOWN, "nft", "https://invalid/nft")
+                  NFT_GST_LICENSE, "nft", "https://invalid/nft")

@@ -417,7 +417,13 @@ gst_inspect() {
   done
   "${gst_env[@]}" gst-inspect-1.0 nftgloverlay >"$work/out/gst-inspect-gl.txt" 2>&1 ||
     { cat "$work/out/gst-inspect-gl.txt"; echo "gst-inspect-1.0 does not find nftgloverlay"; return 1; }
-  echo ">> gst-inspect-1.0 nfttrack: $gst_plugin, 7 properties documented; nftgloverlay found"
+  # The licence the build configured (gst/CMakeLists.txt: NFT_GST_LICENSE).
+  local licence shown
+  licence="$(sed -n 's/^NFT_GST_LICENSE:[A-Z]*=//p' "$build_dir/CMakeCache.txt")"
+  shown="$(sed -n 's/^ *License *//p' "$work/out/gst-inspect.txt")"
+  [ -n "$licence" ] && [ "$shown" = "$licence" ] ||
+    { echo "gst-inspect-1.0 nfttrack shows License '$shown', the build configured NFT_GST_LICENSE '$licence'"; return 1; }
+  echo ">> gst-inspect-1.0 nfttrack: $gst_plugin, 7 properties documented, License $shown; nftgloverlay found"
 }
 
 # The installed plugin on cmu_book: its found frames equal the installed nft_replay's on the same

@@ -14,7 +14,7 @@ ctest with NFT_REPLAY, the build's nft_replay), and examples/gstreamer/nft_bus_p
     GST_GL_WINDOW=egl-device) on cmu_book: nft_replay's poses on the same frames (glcolorconvert's
     RGBA, downloaded as PNG, in grey as the Session makes it), no GL error, and in the frames it writes the augmentation drawn inside the
     found quad while the rest of the frame is the input;
-  - gst-inspect-1.0 nfttrack documents every property;
+  - gst-inspect-1.0 nfttrack documents every property and shows the configured licence;
   - a missing target stops the pipeline with an error naming the property and the file.
 Real data: $NFT_DATA_DIR or ../shared/data; a test that needs a missing folder skips with a
 message naming it, or fails where the data must be there (CI=true or NFT_REQUIRE_DATA=1), as the
@@ -139,6 +139,9 @@ def test_gst_inspect_documents_every_property():
     plugin_dir = os.environ["GST_PLUGIN_PATH"].split(":")[0]
     assert re.search(r"Filename\s+" + re.escape(plugin_dir) + r"/libgstnft\.so", inspect.stdout), inspect.stdout
     assert "nftgloverlay" in run(["gst-inspect-1.0", "nft"]).stdout
+    # The licence the build configured (CMake's NFT_GST_LICENSE, through ctest's environment).
+    licence = re.search(r"^\s+License\s+(.+?)\s*$", inspect.stdout, re.M)
+    assert licence and licence.group(1) == os.environ["NFT_GST_LICENSE"], inspect.stdout
     for prop in ("target", "targets", "width-m", "config", "calibration", "hfov", "draw"):
         m = re.search(r"^  " + re.escape(prop) + r"\s+: (.+)$", inspect.stdout, re.M)
         assert m and len(m.group(1)) > 40, f"property {prop} undocumented:\n{inspect.stdout}"
