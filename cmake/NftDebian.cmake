@@ -55,7 +55,9 @@ set(CPACK_COMPONENT_NFT_RUNTIME_DESCRIPTION
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libnft-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libnft0 (= ${nft_deb_version}), libopencv-dev")
-set(CPACK_COMPONENT_GROUP_DEV_DESCRIPTION
+# (CPACK_DEBIAN_<GROUP>_DESCRIPTION: a group's package does not read the group's
+# CPACK_COMPONENT_GROUP_DEV_DESCRIPTION, which left libnft-dev with CPack's "nft built using CMake".)
+set(CPACK_DEBIAN_DEV_DESCRIPTION
     "natural-feature-tracking AR on OpenGL ES 2.0 (development files)
  The public headers of libnft (#include <nft/nft.h>), its CMake package (find_package(nft),
  target nft::nft) and its pkg-config file (nft.pc).")
@@ -97,7 +99,9 @@ if(NFT_GST_PLUGIN)
   set(CPACK_DEBIAN_GSTREAMER_PACKAGE_RECOMMENDS "gstreamer1.0-tools, gstreamer1.0-plugins-base, gstreamer1.0-plugins-good")
   # The header's includes (gst/gst.h): for apps that read the meta.
   set(CPACK_DEBIAN_GSTREAMER_PACKAGE_SUGGESTS "libgstreamer1.0-dev")
-  set(CPACK_COMPONENT_GROUP_GSTREAMER_DESCRIPTION
+  # A group's package takes its description from CPACK_DEBIAN_<GROUP>_DESCRIPTION (CPackDeb; the
+  # group's CPACK_COMPONENT_GROUP_*_DESCRIPTION is not used for it).
+  set(CPACK_DEBIAN_GSTREAMER_DESCRIPTION
       "natural-feature-tracking AR on OpenGL ES 2.0 (GStreamer plugin)
  The GStreamer elements nfttrack (raw video) and nftgloverlay (GL memory): find planar targets,
  follow them and estimate the camera's pose; per buffer a GstNftMeta (its C header
