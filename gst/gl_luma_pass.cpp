@@ -1,97 +1,28 @@
 #include "gst/gl_luma_pass.h"
 
-#include "gst/gl_program.h"
+#include <utility>
+
+#include "gst/nft_gst_core_shaders.h"
+#include "gst/saved_gl_state.h"
 
 namespace nft::gst {
-namespace {
 
-// Output texel (X, y) = the luma of input pixels 4X .. 4X+3 of row y (the last texel of a row
-// repeats the row's last pixel where the width is not a multiple of 4). gl_FragCoord is at texel
-// centres (X + 0.5, y + 0.5); the input is sampled at its texel centres, and each channel rounded
-// back to its byte, so that the sum is OpenCV's integer one (exact in fp32: < 2^24).
-constexpr const char* kFragmentShader = R"(
-#ifdef GL_FRAGMENT_PRECISION_HIGH
-precision highp float;
-#else
-precision mediump float;
-#endif
-uniform sampler2D u_texture;
-uniform vec2 u_size;  // the input's width and height, pixels
-float luma(float x) {
-  vec4 c = texture2D(u_texture, vec2((min(x, u_size.x - 1.0) + 0.5) / u_size.x, gl_FragCoord.y / u_size.y));
-  vec3 bytes = floor(c.rgb * 255.0 + 0.5);
-  return floor((dot(bytes, vec3(9798.0, 19235.0, 3735.0)) + 16384.0) / 32768.0) / 255.0;
-}
-void main() {
-  float x = floor(gl_FragCoord.x) * 4.0;
-  gl_FragColor = vec4(luma(x), luma(x + 1.0), luma(x + 2.0), luma(x + 3.0));
-}
-)";
-
-}  // namespace
-
-bool GlLumaPass::ensureProgram(std::string& error) {
-  if (program_ != 0) return true;
-  program_ = linkProgram(kFullScreenVertexShader, kFragmentShader, "luma", error);
-  if (program_ == 0) return false;
-  positionLoc_ = glGetAttribLocation(program_, "a_position");
-  textureLoc_ = glGetUniformLocation(program_, "u_texture");
-  sizeLoc_ = glGetUniformLocation(program_, "u_size");
-  vertexBuffer_ = makeFullScreenQuad();
-  return true;
-}
-
-bool GlLumaPass::ensureTarget(int width, int height, std::string& error) {
-  const int packed = (width + 3) / 4;
-  if (framebuffer_ != 0 && packed == packedWidth_ && height == height_) return true;
-  if (target_ != 0) glDeleteTextures(1, &target_);
-  if (framebuffer_ != 0) glDeleteFramebuffers(1, &framebuffer_);
-  packedWidth_ = packed;
-  height_ = height;
-  target_ = makeRgbaTexture(packedWidth_, height_);
-  glGenFramebuffers(1, &framebuffer_);
-  glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_);
-  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, target_, 0);
-  if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
-    error = "the luma render target (" + std::to_string(packedWidth_) + "x" + std::to_string(height_) +
-            " RGBA) is not a complete framebuffer";
-    return false;
+void GlLumaPass::run(unsigned int texture, int width, int height, std::vector<std::uint8_t>& gray) {
+  const SavedGlState saved;
+  if (!gl_) {
+    gpu::Program program = gpu::QuadPass::makeProgram("gst_luma", {shaders::gl_luma, shaders::gl_luma_pass_frag});
+    gl_ = std::make_unique<Gl>(Gl{gpu::probeCapabilities(), gpu::QuadPass(), std::move(program), {}, {}});
   }
-  return true;
-}
-
-bool GlLumaPass::run(GLuint texture, int width, int height, std::vector<std::uint8_t>& gray, std::string& error) {
-  SavedGlState saved;
-  if (!ensureProgram(error) || !ensureTarget(width, height, error)) return false;
-  glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_);
-  glViewport(0, 0, packedWidth_, height_);
-  glUseProgram(program_);
-  glActiveTexture(GL_TEXTURE0);
-  glBindTexture(GL_TEXTURE_2D, texture);
-  glUniform1i(textureLoc_, 0);
-  glUniform2f(sizeLoc_, static_cast<GLfloat>(width), static_cast<GLfloat>(height));
-  glDisable(GL_BLEND);  // every texel written as computed (restored after)
-  glDisable(GL_SCISSOR_TEST);
-  glDisable(GL_DEPTH_TEST);
-  drawFullScreenQuad(vertexBuffer_, positionLoc_);
-  gray.resize(static_cast<size_t>(stride()) * static_cast<size_t>(height_));
-  glPixelStorei(GL_PACK_ALIGNMENT, 4);
-  glReadPixels(0, 0, packedWidth_, height_, GL_RGBA, GL_UNSIGNED_BYTE, gray.data());
-  if (const GLenum e = glGetError(); e != GL_NO_ERROR) {
-    error = "GL error " + std::to_string(e) + " in the luma pass";
-    return false;
+  const int packedWidth = (width + 3) / 4;
+  if (!gl_->target || gl_->target->width() != packedWidth || gl_->target->height() != height) {
+    gl_->framebuffer.reset();
+    gl_->target.emplace(gl_->caps, packedWidth, height, gpu::TextureFormat::Rgba8);
+    gl_->framebuffer.emplace(*gl_->target);
   }
-  return true;
-}
-
-void GlLumaPass::release() {
-  if (program_ != 0) glDeleteProgram(program_);
-  if (vertexBuffer_ != 0) glDeleteBuffers(1, &vertexBuffer_);
-  if (target_ != 0) glDeleteTextures(1, &target_);
-  if (framebuffer_ != 0) glDeleteFramebuffers(1, &framebuffer_);
-  program_ = vertexBuffer_ = target_ = framebuffer_ = 0;
-  positionLoc_ = textureLoc_ = sizeLoc_ = -1;
-  packedWidth_ = height_ = 0;
+  gl_->program.setTexture("u_texture", 0, texture);
+  gl_->program.setUniform("u_size", static_cast<float>(width), static_cast<float>(height));
+  gl_->quad.run(gl_->program, *gl_->framebuffer);
+  gray = gl_->framebuffer->readRgba8();
 }
 
 }  // namespace nft::gst

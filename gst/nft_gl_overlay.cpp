@@ -10,9 +10,9 @@
 
 #include "gst/gl_colour_background.h"
 #include "gst/gl_luma_pass.h"
-#include "gst/gl_program.h"
 #include "gst/nft_meta.h"
 #include "gst/result_message.h"
+#include "gst/saved_gl_state.h"
 #include "gst/track_properties.h"
 #include "gst/track_settings.h"
 
@@ -154,15 +154,20 @@ gboolean renderOverColour(gpointer data) {
   auto& st = *static_cast<OverlayState*>(data);
   {
     const nft::gst::SavedGlState output;  // GStreamer's framebuffer (the output) and viewport
-    if (!st.colourBackground.bindTarget(st.width, st.height, st.error)) return FALSE;
     try {
+      st.colourBackground.bindTarget(st.width, st.height);
       st.session->render(st.result, nft::Viewport{0, 0, st.width, st.height});
     } catch (const std::exception& e) {
       st.error = std::string("render: ") + e.what();
       return FALSE;
     }
   }
-  if (!st.colourBackground.composite(st.inputTexture, st.error)) return FALSE;
+  try {
+    st.colourBackground.composite(st.inputTexture);
+  } catch (const std::exception& e) {
+    st.error = std::string("the colour background pass: ") + e.what();
+    return FALSE;
+  }
   return checkGlErrors(st);
 }
 
@@ -197,7 +202,12 @@ gboolean filterTexture(GstGLFilter* filter, GstGLMemory* input, GstGLMemory* out
   if (st.useGpuLuma) {
     // The luma on the GPU, a quarter of the RGBA bytes read back (gl_luma_pass.h).
     st.inputTexture = gst_gl_memory_get_texture_id(input);
-    if (!st.lumaPass.run(st.inputTexture, st.width, st.height, st.pixels, st.error)) return FALSE;
+    try {
+      st.lumaPass.run(st.inputTexture, st.width, st.height, st.pixels);
+    } catch (const std::exception& e) {
+      st.error = std::string("the luma pass: ") + e.what();
+      return FALSE;
+    }
     view.format = nft::PixelFormat::Gray8;
     view.stride = st.lumaPass.stride();
   } else {
