@@ -8,9 +8,10 @@
 #   libnft-dev   components nft_headers, nft_development  public headers, libnft.so, CMake package, nft.pc
 #   nft-tools    component nft_programs                the programs, their manual pages, share/nft/config
 #   python3-nft  component nft_python                  the Python module nft and its stubs
-#   gstreamer1.0-nft  component nft_gstreamer         the GStreamer plugin libgstnft.so (nfttrack), in
-#                                                      /usr/lib/<multiarch>/gstreamer-1.0 (Debian's
-#                                                      gstreamer1.0-* naming), where GStreamer looks
+#   gstreamer1.0-nft  components nft_gstreamer,       the GStreamer plugin libgstnft.so (nfttrack,
+#                     nft_gstreamer_headers           nftgloverlay), in /usr/lib/<multiarch>/gstreamer-1.0
+#                                                      (Debian's gstreamer1.0-* naming), where GStreamer
+#                                                      looks, and /usr/include/nft/gst/meta.h
 #
 # Each package depends on the Debian packages of the shared libraries its ELF files link, found by
 # dpkg-shlibdeps (dpkg-dev), and on those no ELF file shows: libnft-dev on libnft0 of the same
@@ -54,7 +55,9 @@ set(CPACK_COMPONENT_NFT_RUNTIME_DESCRIPTION
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libnft-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libnft0 (= ${nft_deb_version}), libopencv-dev")
-set(CPACK_COMPONENT_GROUP_DEV_DESCRIPTION
+# (CPACK_DEBIAN_<GROUP>_DESCRIPTION: a group's package does not read the group's
+# CPACK_COMPONENT_GROUP_DEV_DESCRIPTION, which left libnft-dev with CPack's "nft built using CMake".)
+set(CPACK_DEBIAN_DEV_DESCRIPTION
     "natural-feature-tracking AR on OpenGL ES 2.0 (development files)
  The public headers of libnft (#include <nft/nft.h>), its CMake package (find_package(nft),
  target nft::nft) and its pkg-config file (nft.pc).")
@@ -87,19 +90,31 @@ if(NFT_PYTHON_MODULE)
 endif()
 
 if(NFT_GST_PLUGIN)
-  list(APPEND CPACK_COMPONENTS_ALL nft_gstreamer)
-  set(CPACK_DEBIAN_NFT_GSTREAMER_PACKAGE_NAME gstreamer1.0-nft)
-  set(CPACK_DEBIAN_NFT_GSTREAMER_PACKAGE_SECTION video)
+  # The plugin and GstNftMeta's header (<nft/gst/meta.h>, GStreamer's headers only) in one package:
+  # the component group gstreamer.
+  list(APPEND CPACK_COMPONENTS_ALL nft_gstreamer nft_gstreamer_headers)
+  set(CPACK_DEBIAN_GSTREAMER_PACKAGE_NAME gstreamer1.0-nft)
+  set(CPACK_DEBIAN_GSTREAMER_PACKAGE_SECTION video)
   # gst-launch-1.0 and gst-inspect-1.0, and the elements the plugin's pipelines start from.
-  set(CPACK_DEBIAN_NFT_GSTREAMER_PACKAGE_RECOMMENDS "gstreamer1.0-tools, gstreamer1.0-plugins-base, gstreamer1.0-plugins-good")
-  set(CPACK_COMPONENT_NFT_GSTREAMER_DESCRIPTION
+  set(CPACK_DEBIAN_GSTREAMER_PACKAGE_RECOMMENDS "gstreamer1.0-tools, gstreamer1.0-plugins-base, gstreamer1.0-plugins-good")
+  # The header's includes (gst/gst.h): for apps that read the meta.
+  set(CPACK_DEBIAN_GSTREAMER_PACKAGE_SUGGESTS "libgstreamer1.0-dev")
+  # A group's package takes its description from CPACK_DEBIAN_<GROUP>_DESCRIPTION (CPackDeb; the
+  # group's CPACK_COMPONENT_GROUP_*_DESCRIPTION is not used for it).
+  set(CPACK_DEBIAN_GSTREAMER_DESCRIPTION
       "natural-feature-tracking AR on OpenGL ES 2.0 (GStreamer plugin)
- The GStreamer element nfttrack: finds planar targets in raw video, follows them and estimates
- the camera's pose; per buffer a GstNftMeta and an element message nft-result on the bus, the
- video passed through (with the augmentations drawn on request).")
+ The GStreamer elements nfttrack (raw video) and nftgloverlay (GL memory): find planar targets,
+ follow them and estimate the camera's pose; per buffer a GstNftMeta (its C header
+ <nft/gst/meta.h> for apps' pad probes) and an element message nft-result on the bus, the video
+ passed through (with the augmentations drawn on request).")
 endif()
 
 include(CPack)
 cpack_add_component_group(dev)
 cpack_add_component(nft_headers GROUP dev)
 cpack_add_component(nft_development GROUP dev)
+if(NFT_GST_PLUGIN)
+  cpack_add_component_group(gstreamer)
+  cpack_add_component(nft_gstreamer GROUP gstreamer)
+  cpack_add_component(nft_gstreamer_headers GROUP gstreamer)
+endif()

@@ -251,9 +251,13 @@ void Program::setUniform(const std::string& uniform, float x, float y, float z, 
 void Program::setUniform(const std::string& uniform, int x) const { glUniform1i(requireLocation(uniform), x); }
 
 void Program::setTexture(const std::string& uniform, int unit, const Texture& texture) const {
+  setTexture(uniform, unit, texture.id());
+}
+
+void Program::setTexture(const std::string& uniform, int unit, unsigned int textureId) const {
   if (unit < 0) throw GpuError("program '" + name_ + "': negative texture unit for '" + uniform + "'");
   glUniform1i(requireLocation(uniform), unit);
-  textures_[unit] = texture.id();
+  textures_[unit] = textureId;
 }
 
 void Program::bindTextures() const {

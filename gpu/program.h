@@ -82,6 +82,11 @@ class Program {
   /// binds other textures) cannot change what the pass reads. `texture` must outlive the
   /// draws that use it. @throws GpuError for an unknown sampler or a negative unit.
   void setTexture(const std::string& uniform, int unit, const Texture& texture) const;
+  /// Same for a GL_TEXTURE_2D that no gpu::Texture owns, by its GL name: a texture another
+  /// library made on this context (e.g. a GStreamer GstGLMemory's, gst_gl_memory_get_texture_id),
+  /// which a pass reads but must not delete. The caller keeps it alive for the draws that use it.
+  /// @throws GpuError as above.
+  void setTexture(const std::string& uniform, int unit, unsigned int textureId) const;
   /// Binds every texture recorded by setTexture to its unit (then selects unit 0 again).
   /// Called by the pass runner and the renderer right before a draw.
   void bindTextures() const;

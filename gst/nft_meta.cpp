@@ -48,7 +48,7 @@ GType gst_nft_meta_api_get_type(void) {
   static GType type = 0;
   static const gchar* tags[] = {nullptr};  // tied to no property of the video: kept by every element
   if (g_once_init_enter(&type)) {
-    const GType t = gst_meta_api_type_register("GstNftMetaAPI", tags);
+    const GType t = gst_meta_api_type_register(GST_NFT_META_API_NAME, tags);
     g_once_init_leave(&type, t);
   }
   return type;

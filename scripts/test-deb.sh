@@ -18,7 +18,9 @@
 #   - libnft.so.0.1 is in ldconfig's cache and `pkg-config --modversion nft` answers;
 #   - gst-inspect-1.0 nfttrack, with no GST_PLUGIN_PATH, finds the plugin in
 #     /usr/lib/<multiarch>/gstreamer-1.0, and gst-launch-1.0 with it finds the target on cmu_book
-#     (where the build made the plugin: gstreamer1.0-nft).
+#     (where the build made the plugin: gstreamer1.0-nft, which also holds
+#     /usr/include/nft/gst/meta.h);
+#   - every package has its own description.
 # Needs root or sudo (apt-get), dpkg-dev (dpkg-shlibdeps) and the real data ($NFT_DATA_DIR or
 # ../shared/data). Refuses to start when one of the packages is installed already.
 set -euo pipefail
@@ -73,6 +75,9 @@ for p in "${packages[@]}"; do
   [ -n "$deb" ] || fail "cpack made no ${p}_*.deb"
   debs+=("$(realpath "$deb")")
   echo "  $(basename "$deb"): Depends: $(dpkg-deb -f "$deb" Depends)"
+  # Each package describes itself (not CPack's placeholder "<name> built using CMake").
+  dpkg-deb -f "$deb" Description | head -n 1 | grep -q 'natural-feature-tracking' ||
+    fail "$(basename "$deb") has no description of its own: '$(dpkg-deb -f "$deb" Description | head -n 1)'"
 done
 
 # --- 2. Installed, used, purged ----------------------------------------------------------------
@@ -159,6 +164,8 @@ if [[ " ${packages[*]} " == *" gstreamer1.0-nft "* ]]; then
   gst_env=("${clean_env[@]}" -u GST_PLUGIN_PATH GST_REGISTRY="$work/gst-registry.bin")
   plugin="$(dpkg -L gstreamer1.0-nft | grep -E '^/usr/lib/[^/]+/gstreamer-1.0/libgstnft.so$')" ||
     fail "dpkg -L gstreamer1.0-nft lists no /usr/lib/<multiarch>/gstreamer-1.0/libgstnft.so"
+  dpkg -L gstreamer1.0-nft | grep -qx /usr/include/nft/gst/meta.h ||
+    fail "dpkg -L gstreamer1.0-nft lists no /usr/include/nft/gst/meta.h (GstNftMeta's header)"
   "${gst_env[@]}" gst-inspect-1.0 nfttrack >"$work/gst-inspect.txt" 2>&1 || { cat "$work/gst-inspect.txt" >&2; fail "gst-inspect-1.0 does not find nfttrack"; }
   # /lib is /usr/lib on Debian 12 (merged /usr): GStreamer may name either.
   found_plugin="$(sed -n 's/^ *Filename *//p' "$work/gst-inspect.txt")"

@@ -161,10 +161,11 @@ install_library() {
   [ -n "$(find "$prefix" -name nftConfigVersion.cmake)" ] || { echo "missing: nftConfigVersion.cmake"; return 1; }
   [ -n "$(find "$prefix" -name nft.pc)" ] || { echo "missing: nft.pc"; return 1; }
   [ -n "$(find "$prefix" -name 'libnft.so*' -o -name libnft.a)" ] || { echo "missing: libnft"; return 1; }
-  # Only the public headers: include/nft/*.h and include/nft/config/config{,_error}.h.
+  # Only the public headers: include/nft/*.h, include/nft/config/config{,_error}.h and, with the
+  # GStreamer plugin, GstNftMeta's include/nft/gst/meta.h.
   local stray
   stray="$(cd "$prefix" && find include -type f |
-           grep -v -E '^include/nft/[a-z_]+\.h$|^include/nft/config/config(_error)?\.h$')" || true
+           grep -v -E '^include/nft/[a-z_]+\.h$|^include/nft/config/config(_error)?\.h$|^include/nft/gst/meta\.h$')" || true
   [ -z "$stray" ] || { echo "headers that are not public were installed: $stray"; return 1; }
 }
 
@@ -416,7 +417,13 @@ gst_inspect() {
   done
   "${gst_env[@]}" gst-inspect-1.0 nftgloverlay >"$work/out/gst-inspect-gl.txt" 2>&1 ||
     { cat "$work/out/gst-inspect-gl.txt"; echo "gst-inspect-1.0 does not find nftgloverlay"; return 1; }
-  echo ">> gst-inspect-1.0 nfttrack: $gst_plugin, 7 properties documented; nftgloverlay found"
+  # The licence the build configured (gst/CMakeLists.txt: NFT_GST_LICENSE).
+  local licence shown
+  licence="$(sed -n 's/^NFT_GST_LICENSE:[A-Z]*=//p' "$build_dir/CMakeCache.txt")"
+  shown="$(sed -n 's/^ *License *//p' "$work/out/gst-inspect.txt")"
+  [ -n "$licence" ] && [ "$shown" = "$licence" ] ||
+    { echo "gst-inspect-1.0 nfttrack shows License '$shown', the build configured NFT_GST_LICENSE '$licence'"; return 1; }
+  echo ">> gst-inspect-1.0 nfttrack: $gst_plugin, 7 properties documented, License $shown; nftgloverlay found"
 }
 
 # The installed plugin on cmu_book: its found frames equal the installed nft_replay's on the same
@@ -443,10 +450,29 @@ gst_launch_equals_replay() {
   echo ">> gst-launch-1.0 with the installed plugin: $messages messages, the target found in the same $(echo "$launch_found" | wc -w) frames as the installed nft_replay"
 }
 
+# examples/gstreamer/meta_probe.c, compiled as an app would be — the prefix's include/nft/gst/meta.h
+# and `pkg-config gstreamer-1.0`, nothing else —, reads GstNftMeta in a pad probe with the installed
+# plugin: every frame's corners equal nft_replay's on the same decoded frames (gst_launch_equals_replay's).
+meta_probe_equals_replay() {
+  [ -f "$prefix/include/nft/gst/meta.h" ] || { echo "missing: include/nft/gst/meta.h"; return 1; }
+  [ -f "$work/out/gst-replay.csv" ] || { echo "no nft_replay poses of the GStreamer frames to compare with"; return 1; }
+  local flags
+  flags="$("${clean_env[@]}" pkg-config --cflags --libs gstreamer-1.0)" || return 1
+  # shellcheck disable=SC2086  # the flags are words
+  cc -std=c99 -Wall -Wextra -Wpedantic -Werror -o "$work/meta_probe" "$root/examples/gstreamer/meta_probe.c" \
+    -I"$prefix/include" $flags || return 1
+  "${gst_env[@]}" "$work/meta_probe" "$data/video/cmu_book/book.mp4" "$data/video/cmu_book/cv_cover.jpg" \
+    >"$work/out/meta-probe.txt" || return 1
+  grep -q 'without GstNftMeta' "$work/out/meta-probe.txt" && { echo "buffers without GstNftMeta at the sink"; return 1; }
+  compare_corners "$work/out/gst-replay.csv" "$work/out/meta-probe.txt" || return 1
+}
+
 echo "== the GStreamer plugin from the installed prefix =="
 if [ -n "$gst_plugin" ]; then
   if check "gst-inspect-1.0 nfttrack from the prefix's lib/gstreamer-1.0" gst_inspect; then
-    check "gst-launch-1.0 nfttrack = nft_replay on cmu_book" gst_launch_equals_replay || true
+    check "gst-launch-1.0 nfttrack = nft_replay on cmu_book" gst_launch_equals_replay &&
+      check "examples/gstreamer/meta_probe.c (include/nft/gst/meta.h, pad probe) = nft_replay on cmu_book" \
+        meta_probe_equals_replay || true
   fi
 elif grep -q '^NFT_GST_PLUGIN:INTERNAL=ON' "$build_dir/CMakeCache.txt"; then
   failed=$((failed + 1))

@@ -17,6 +17,10 @@ per-frame Session time (its --poses CSV's ms): the Session as the programs run i
 
 --element nftgloverlay measures the GL element instead (glupload ! glcolorconvert ! nftgloverlay,
 headless on llvmpipe): its time holds reading the frame back and drawing it, its job.
+--variants runs the element with each of several property settings, alternated within every
+repeat (same frames, same machine state), e.g. --variants gpu-luma=false gpu-luma=true: the two
+ways nftgloverlay reads the frame. Compare their element-ms (the Session's process-ms of an RGBA
+frame holds its grey conversion, that of a GRAY8 one none). --no-replay leaves nft_replay out.
 
 The first frames (the detection and the Session's making) are left out (--skip); each size runs
 --repeats times and the medians of the runs are reported. Prints a table and, with --json, writes
@@ -36,7 +40,7 @@ import sys
 import tempfile
 
 
-def run_pipeline(video, target, width, height, frames, trace_file, element):
+def run_pipeline(video, target, width, height, frames, trace_file, element, properties=()):
     env = dict(os.environ, GST_TRACERS="latency(flags=element)", GST_DEBUG="GST_TRACER:7",
                GST_DEBUG_FILE=str(trace_file), GST_DEBUG_NO_COLOR="1")
     if element == "nftgloverlay":  # RGBA textures of GStreamer's GL context, headless on llvmpipe
@@ -47,7 +51,7 @@ def run_pipeline(video, target, width, height, frames, trace_file, element):
         upload = []
     command = ["gst-launch-1.0", "-m", "filesrc", f"location={video}", "!", "decodebin", "!", "videoconvert", "!",
                "videoscale", "!", f"video/x-raw,format=I420,width={width},height={height}", "!", *upload,
-               element, f"target={target}", "!", "fakesink", "sync=false", f"num-buffers={frames}"]
+               element, f"target={target}", *properties, "!", "fakesink", "sync=false", f"num-buffers={frames}"]
     out = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1200)
     if out.returncode != 0:
         sys.exit(f"gst_overhead: {' '.join(command)} failed:\n{out.stdout[-2000:]}{out.stderr}")
@@ -81,7 +85,7 @@ def run_replay(replay, video, target, width, height, frames, work):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=os.environ.get("NFT_DATA_DIR", str(pathlib.Path(__file__).resolve().parents[3] / "shared" / "data")))
-    parser.add_argument("--replay", required=True, help="nft_replay (build/release/apps/nft_replay)")
+    parser.add_argument("--replay", help="nft_replay (build/release/apps/nft_replay)")
     parser.add_argument("--frames", type=int, default=641, help="frames per run (cmu_book has 641)")
     parser.add_argument("--skip", type=int, default=5, help="first frames left out of the statistics")
     parser.add_argument("--repeats", type=int, default=3)
@@ -89,7 +93,13 @@ def main():
     parser.add_argument("--json", help="write the numbers here")
     parser.add_argument("--element", choices=("nfttrack", "nftgloverlay"), default="nfttrack",
                         help="nftgloverlay: its time holds reading the frame back and drawing it")
+    parser.add_argument("--variants", nargs="+", default=[""], metavar="PROPS",
+                        help="property settings of the element, each 'name=value[ name=value...]', run in turn "
+                             "within every repeat (default: one run with none)")
+    parser.add_argument("--no-replay", action="store_true", help="leave nft_replay's Session out")
     args = parser.parse_args()
+    if args.replay is None and not args.no_replay:
+        parser.error("--replay is required (or --no-replay)")
     video = pathlib.Path(args.data) / "video" / "cmu_book" / "book.mp4"
     target = pathlib.Path(args.data) / "video" / "cmu_book" / "cv_cover.jpg"
     for f in (video, target):
@@ -100,31 +110,35 @@ def main():
         work = pathlib.Path(tmp)
         for size in args.sizes.split(","):
             width, height = (int(v) for v in size.split("x"))
-            element, session, pad, replay = [], [], [], []
+            runs = {v: ([], [], [], []) for v in args.variants}  # element, session, pad, replay
             for r in range(args.repeats):
-                e, s, p = run_pipeline(video, target, width, height, args.frames, work / f"trace-{size}-{r}.log",
-                                       args.element)
-                element.append(statistics.median(e[args.skip:]))
-                session.append(statistics.median(s[args.skip:]))
-                pad.append(statistics.median(p[args.skip:]))
-                replay.append(statistics.median(run_replay(args.replay, video, target, width, height, args.frames,
-                                                           work)[args.skip:]))
-                print(f"  {size} run {r + 1}: element {element[-1]:.3f} ms, its Session {session[-1]:.3f} ms, "
-                      f"pad to pad {pad[-1]:.3f} ms, "
-                      f"nft_replay's Session {replay[-1]:.3f} ms", file=sys.stderr)
-            row = {"size": size, "frames": args.frames - args.skip, "repeats": args.repeats,
-                   "element_ms": statistics.median(element), "session_ms": statistics.median(session),
-                   "pad_to_pad_ms": statistics.median(pad),
-                   "replay_session_ms": statistics.median(replay)}
-            row["element_over_session"] = row["element_ms"] / row["session_ms"]
-            row["pad_to_pad_over_session"] = row["pad_to_pad_ms"] / row["session_ms"]
-            row["element_over_replay"] = row["element_ms"] / row["replay_session_ms"]
-            results.append(row)
+                for variant in args.variants:  # alternated: each repeat runs every variant once
+                    element, session, pad, replay = runs[variant]
+                    e, s, p = run_pipeline(video, target, width, height, args.frames,
+                                           work / f"trace-{size}-{r}.log", args.element, variant.split())
+                    element.append(statistics.median(e[args.skip:]))
+                    session.append(statistics.median(s[args.skip:]))
+                    pad.append(statistics.median(p[args.skip:]))
+                    if not args.no_replay:
+                        replay.append(statistics.median(run_replay(args.replay, video, target, width, height,
+                                                                   args.frames, work)[args.skip:]))
+                    print(f"  {size} {variant or args.element} run {r + 1}: element {element[-1]:.3f} ms, "
+                          f"its Session {session[-1]:.3f} ms, pad to pad {pad[-1]:.3f} ms"
+                          + (f", nft_replay's Session {replay[-1]:.3f} ms" if replay else ""), file=sys.stderr)
+            for variant, (element, session, pad, replay) in runs.items():
+                row = {"size": size, "variant": variant, "frames": args.frames - args.skip, "repeats": args.repeats,
+                       "element_ms": statistics.median(element), "session_ms": statistics.median(session),
+                       "pad_to_pad_ms": statistics.median(pad),
+                       "replay_session_ms": statistics.median(replay) if replay else float("nan")}
+                row["element_over_session"] = row["element_ms"] / row["session_ms"]
+                row["pad_to_pad_over_session"] = row["pad_to_pad_ms"] / row["session_ms"]
+                row["element_over_replay"] = row["element_ms"] / row["replay_session_ms"]
+                results.append(row)
     print(f"median ms per frame: the Session in {args.element}, {args.element} (element-ms), pad to pad (latency tracer), "
           "nft_replay's Session on the same frames")
-    print("size       Session  element  ratio  pad-to-pad  ratio  nft_replay  element/nft_replay")
+    print("size       variant            Session  element  ratio  pad-to-pad  ratio  nft_replay  element/nft_replay")
     for r in results:
-        print(f"{r['size']:<10} {r['session_ms']:7.3f}  {r['element_ms']:7.3f}  {r['element_over_session']:5.3f}  "
+        print(f"{r['size']:<10} {r['variant'] or '-':<18} {r['session_ms']:7.3f}  {r['element_ms']:7.3f}  {r['element_over_session']:5.3f}  "
               f"{r['pad_to_pad_ms']:10.3f}  {r['pad_to_pad_over_session']:5.3f}  {r['replay_session_ms']:10.3f}  "
               f"{r['element_over_replay']:18.3f}")
     if args.json:

@@ -12,6 +12,7 @@ set here when unset), which stops the pipeline on a GL error of its calls. GST_P
 the plugin's folder unless it is installed.
 
   GST_PLUGIN_PATH=build/release/gst tests/benchmarks/gst_soak.py --frames 10000 [--element nftgloverlay]
+      [--properties gpu-luma=true]
 """
 
 import argparse
@@ -38,6 +39,8 @@ def main():
     parser.add_argument("--frames", type=int, default=10000)
     parser.add_argument("--warmup", type=int, default=1000, help="frames before the first memory sample")
     parser.add_argument("--element", choices=("nfttrack", "nftgloverlay"), default="nfttrack")
+    parser.add_argument("--properties", default="", metavar="'name=value ...'",
+                        help="more properties of the element, e.g. gpu-luma=true (nftgloverlay)")
     args = parser.parse_args()
     video = pathlib.Path(args.data) / "video" / "cmu_book" / "book.mp4"
     target = pathlib.Path(args.data) / "video" / "cmu_book" / "cv_cover.jpg"
@@ -48,9 +51,9 @@ def main():
         for k, v in (("GST_GL_API", "gles2"), ("GST_GL_PLATFORM", "egl"), ("GST_GL_WINDOW", "egl-device")):
             os.environ.setdefault(k, v)
         tracker = ('videoconvert ! glupload ! glcolorconvert ! capsfilter caps="video/x-raw(memory:GLMemory),format=RGBA" ! '
-                   f'nftgloverlay target="{target}"')
+                   f'nftgloverlay target="{target}" {args.properties}')
     else:
-        tracker = f'nfttrack target="{target}"'
+        tracker = f'nfttrack target="{target}" {args.properties}'
     Gst.init(None)
     with tempfile.TemporaryDirectory(prefix="nft-gst-soak.") as tmp:
         subprocess.run(["gst-launch-1.0", "-q", "filesrc", f"location={video}", "!", "decodebin", "!", "videoconvert", "!",
@@ -86,7 +89,7 @@ def main():
     if error:
         sys.exit(f"gst_soak: error: {error}")
     drift = 100.0 * (rss_end - rss_warm) / rss_warm if rss_warm else float("nan")
-    print(f"gst_soak: {args.element}: {messages} nft-result messages, {received[0]} buffers at fakesink (of {args.frames}); target "
+    print(f"gst_soak: {args.element} {args.properties}: {messages} nft-result messages, {received[0]} buffers at fakesink (of {args.frames}); target "
           f"found in {found}; VmRSS {rss_warm} KiB after {args.warmup} frames, {rss_end} KiB at the end: drift "
           f"{drift:+.2f} %")
     return 0 if messages == received[0] == args.frames else 1

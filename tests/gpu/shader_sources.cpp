@@ -15,10 +15,16 @@
 // comment line kDrawBuffersMarker instead, and check_shaders.cmake checks such programs with
 // MaxDrawBuffers 8 (the extension's limit on the GPUs we target) instead of GLES2's 1.
 //
-// Exit status 1 when a *.glsl file under gpu/, detection/, render/ or tracker/ of SOURCE_ROOT is
-// in none of the recorded programs: a shader this program does not reach would go unchecked.
+// With the GStreamer plugin built (NFT_SHADER_SOURCES_GST), nftgloverlay's passes (gst/) too.
+//
+// Exit status 1 when a *.glsl file under gpu/, detection/, render/, tracker/ (and gst/ with the
+// plugin) of SOURCE_ROOT is in none of the recorded programs: a shader this program does not
+// reach would go unchecked.
+
+#include <GLES2/gl2.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -39,6 +45,12 @@
 #include "gpu/program.h"
 #include "render/camera.h"
 #include "render/renderer.h"
+#ifdef NFT_SHADER_SOURCES_GST
+#include "gpu/framebuffer.h"
+#include "gpu/texture.h"
+#include "gst/gl_colour_background.h"
+#include "gst/gl_luma_pass.h"
+#endif
 
 namespace {
 
@@ -121,6 +133,24 @@ void exercise(const gpu::Capabilities& caps, std::mt19937& rng) {
   render::Camera camera;
   camera.K = cv::Matx33d(500, 0, 320, 0, 500, 240, 0, 0, 1);
   render::Renderer renderer(caps, camera, {0.2, 0.15});
+#ifdef NFT_SHADER_SOURCES_GST
+  // nftgloverlay's gpu-luma passes over a texture of ours (GStreamer's input texture in the element).
+  // The programs above were deleted while one was current: GL_CURRENT_PROGRAM still names it, and
+  // the passes' saved state would restore a name that no longer exists (GL_INVALID_VALUE).
+  glUseProgram(0);
+  gpu::Texture input(caps, 10, 6, gpu::TextureFormat::Rgba8);
+  gst::GlLumaPass luma;
+  std::vector<std::uint8_t> gray;
+  luma.run(input.id(), input.width(), input.height(), gray);
+  gpu::Texture output(caps, 10, 6, gpu::TextureFormat::Rgba8);
+  const gpu::Framebuffer outputFramebuffer(output);
+  gst::GlColourBackground colour;
+  colour.bindTarget(input.width(), input.height());
+  outputFramebuffer.bind();
+  colour.composite(input.id());
+  luma.release();
+  colour.release();
+#endif
 }
 
 const std::string kDrawBuffersExtension = "#extension GL_EXT_draw_buffers : require\n";
@@ -192,7 +222,12 @@ int main(int argc, char** argv) {
                 usedPieces.size());
 
     std::vector<std::string> unreached;
-    for (const char* folder : {"gpu", "detection", "render", "tracker"}) {
+#ifdef NFT_SHADER_SOURCES_GST
+    const auto folders = {"gpu", "detection", "render", "tracker", "gst"};
+#else
+    const auto folders = {"gpu", "detection", "render", "tracker"};
+#endif
+    for (const char* folder : folders) {
       if (!fs::is_directory(root / folder)) continue;
       for (const auto& entry : fs::recursive_directory_iterator(root / folder)) {
         if (!entry.is_regular_file() || entry.path().extension() != ".glsl") continue;

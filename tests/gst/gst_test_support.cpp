@@ -8,16 +8,16 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "gst/nft_track.h"
+#include "gst/register.h"
 
 namespace nft::testing {
 
 void initGstreamer() {
   static const bool done = [] {
     gst_init(nullptr, nullptr);
-    return gst_nft_track_register(nullptr) != FALSE;
+    return gst_nft_plugin_register(nullptr) != FALSE;  // what loading the plugin registers
   }();
-  ASSERT_TRUE(done) << "nfttrack could not be registered";
+  ASSERT_TRUE(done) << "nfttrack and nftgloverlay could not be registered";
 }
 
 const Scene& scene() {

@@ -15,7 +15,8 @@
 
 namespace nft::testing {
 
-/// gst_init once, nfttrack registered (statically, as the plugin registers it).
+/// gst_init once; nfttrack, nftgloverlay and GstNftMeta's API type registered (statically, by
+/// what the plugin's entry point calls: gst/register.h).
 void initGstreamer();
 
 /// A scene: `target` (written to a temporary PNG, `targetPath`) warped into a `frame` of

@@ -13,8 +13,9 @@ ctest with NFT_REPLAY, the build's nft_replay), and examples/gstreamer/nft_bus_p
   - nftgloverlay under gst-gl on llvmpipe (GST_GL_API=gles2, GST_GL_PLATFORM=egl,
     GST_GL_WINDOW=egl-device) on cmu_book: nft_replay's poses on the same frames (glcolorconvert's
     RGBA, downloaded as PNG, in grey as the Session makes it), no GL error, and in the frames it writes the augmentation drawn inside the
-    found quad while the rest of the frame is the input;
-  - gst-inspect-1.0 nfttrack documents every property;
+    found quad while the rest of the frame is the input — with gpu-luma false (the RGBA frame read
+    back) and true (the luma computed on the GPU, the colour put back under the augmentations);
+  - gst-inspect-1.0 nfttrack documents every property and shows the configured licence;
   - a missing target stops the pipeline with an error naming the property and the file.
 Real data: $NFT_DATA_DIR or ../shared/data; a test that needs a missing folder skips with a
 message naming it, or fails where the data must be there (CI=true or NFT_REQUIRE_DATA=1), as the
@@ -139,6 +140,14 @@ def test_gst_inspect_documents_every_property():
     plugin_dir = os.environ["GST_PLUGIN_PATH"].split(":")[0]
     assert re.search(r"Filename\s+" + re.escape(plugin_dir) + r"/libgstnft\.so", inspect.stdout), inspect.stdout
     assert "nftgloverlay" in run(["gst-inspect-1.0", "nft"]).stdout
+    gl = run(["gst-inspect-1.0", "nftgloverlay"]).stdout
+    m = re.search(r"^  gpu-luma\s+: (.+)$", gl, re.M)
+    assert m and len(m.group(1)) > 40, f"nftgloverlay: property gpu-luma undocumented:\n{gl}"
+    assert re.search(r"^  gpu-luma\s+: .*\n.*\n\s+Boolean\. Default: false", gl, re.M), \
+        "gpu-luma's default is not false (the faster as measured, docs/gstreamer.md)"
+    # The licence the build configured (CMake's NFT_GST_LICENSE, through ctest's environment).
+    licence = re.search(r"^\s+License\s+(.+?)\s*$", inspect.stdout, re.M)
+    assert licence and licence.group(1) == os.environ["NFT_GST_LICENSE"], inspect.stdout
     for prop in ("target", "targets", "width-m", "config", "calibration", "hfov", "draw"):
         m = re.search(r"^  " + re.escape(prop) + r"\s+: (.+)$", inspect.stdout, re.M)
         assert m and len(m.group(1)) > 40, f"property {prop} undocumented:\n{inspect.stdout}"
@@ -193,28 +202,48 @@ def test_gl_overlay_poses_equal_nft_replay_and_it_draws_inside_the_quad(tmp_path
     replay = run([REPLAY, "--target", str(target), "--video", str(tmp_path / "grey"), "--poses",
                   str(tmp_path / "replay.csv"), "--no-render", "--progress", "0"])
     assert replay.returncode == 0, replay.stderr
-    overlay = run(["gst-launch-1.0", "-m", "filesrc", f"location={video}", *GL_UPLOAD, "nftgloverlay",
-                   f"target={target}", "!", "gldownload", "!", "pngenc", "compression-level=1", "!", "multifilesink",
-                   f"location={tmp_path / 'out' / '%05d.png'}"], env=env)
-    assert overlay.returncode == 0, overlay.stdout[-2000:] + overlay.stderr
-    assert "GL error" not in overlay.stdout + overlay.stderr
-    messages = launch_messages(overlay.stdout)
-    compare(messages, read_csv(tmp_path / "replay.csv"), f"nftgloverlay on {video.name} vs nft_replay")
-    # Frame 100: the cube's top covers the middle of the found quad; the corner of the frame
-    # farthest from the quad, away from the status line, is the input's.
-    corners = messages[100]
-    assert corners is not None
-    cx, cy = sum(corners[0::2]) / 4, sum(corners[1::2]) / 4
-    drawn = cv2.imread(str(tmp_path / "out" / "00100.png"))
-    frame = cv2.imread(str(tmp_path / "in" / "00100.png"))
-    assert drawn.shape == frame.shape
-    inside = int(abs(drawn[int(cy), int(cx)].astype(int) - frame[int(cy), int(cx)].astype(int)).max())
-    h, w = frame.shape[:2]
-    far = (h - 5, w - 5) if cx < w / 2 else (h - 5, 5)
-    outside = int(abs(drawn[far].astype(int) - frame[far].astype(int)).max())
-    print(f"frame 100: quad centre ({cx:.0f}, {cy:.0f}) changed by {inside}, pixel {far} by {outside}")
-    assert inside > 60, f"nothing drawn at the quad's centre ({cx:.0f}, {cy:.0f}): difference {inside}"
-    assert outside <= 2, f"pixel {far}, away from the augmentation, changed by {outside}"
+    # Both ways of reading the frame (gpu-luma: the luma computed on the GPU, a quarter of the bytes
+    # read back; else the RGBA frame read back): the same poses, the same picture.
+    for gpu_luma in ("false", "true"):
+        out = tmp_path / f"out-gpu-luma-{gpu_luma}"
+        out.mkdir()
+        overlay = run(["gst-launch-1.0", "-m", "filesrc", f"location={video}", *GL_UPLOAD, "nftgloverlay",
+                       f"target={target}", f"gpu-luma={gpu_luma}", "!", "gldownload", "!", "pngenc",
+                       "compression-level=1", "!", "multifilesink", f"location={out / '%05d.png'}"], env=env)
+        assert overlay.returncode == 0, overlay.stdout[-2000:] + overlay.stderr
+        assert "GL error" not in overlay.stdout + overlay.stderr
+        messages = launch_messages(overlay.stdout)
+        compare(messages, read_csv(tmp_path / "replay.csv"), f"nftgloverlay gpu-luma={gpu_luma} on {video.name} vs nft_replay")
+        # Frame 100: the cube's top covers the middle of the found quad; the corner of the frame
+        # farthest from the quad, away from the status line, is the input's (in colour).
+        corners = messages[100]
+        assert corners is not None
+        cx, cy = sum(corners[0::2]) / 4, sum(corners[1::2]) / 4
+        drawn = cv2.imread(str(out / "00100.png"))
+        frame = cv2.imread(str(tmp_path / "in" / "00100.png"))
+        assert drawn.shape == frame.shape
+        inside = int(abs(drawn[int(cy), int(cx)].astype(int) - frame[int(cy), int(cx)].astype(int)).max())
+        h, w = frame.shape[:2]
+        far = (h - 5, w - 5) if cx < w / 2 else (h - 5, 5)
+        outside = int(abs(drawn[far].astype(int) - frame[far].astype(int)).max())
+        # Away from the quad's bounding box and the status line (top left), the whole picture.
+        x0, x1 = int(min(corners[0::2])) - 40, int(max(corners[0::2])) + 40
+        mask = numpy_mask(h, w, x0, x1)
+        background = int(abs(drawn.astype(int) - frame.astype(int))[mask].max())
+        print(f"gpu-luma={gpu_luma} frame 100: quad centre ({cx:.0f}, {cy:.0f}) changed by {inside}, pixel {far} by "
+              f"{outside}, columns outside [{x0}, {x1}] below row 40 by at most {background}")
+        assert inside > 60, f"nothing drawn at the quad's centre ({cx:.0f}, {cy:.0f}): difference {inside}"
+        assert outside <= 2, f"pixel {far}, away from the augmentation, changed by {outside}"
+        assert background <= 2, f"gpu-luma={gpu_luma}: the frame away from the augmentations changed by {background}"
+
+
+def numpy_mask(h, w, x0, x1):
+    """The pixels of an h×w frame outside columns [x0, x1] and below row 40 (the status line's)."""
+    import numpy
+    mask = numpy.ones((h, w), dtype=bool)
+    mask[:, max(x0, 0):max(min(x1, w), 0)] = False
+    mask[:40, :] = False
+    return mask
 
 
 def test_gl_overlay_missing_target_stops_the_pipeline_naming_the_property():
