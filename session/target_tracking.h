@@ -67,7 +67,8 @@ class TargetTracking {
   /// @throws InputError for an unknown or removed id.
   const TargetInfo& info(TargetId id) const;
   std::vector<TargetInfo> infos() const;
-  /// The model of a target. @throws InputError for an unknown id.
+  /// The model of a target (a database target kept compact is decoded now; the reference holds
+  /// until the next track(), which may release a lost one's model). @throws InputError for an unknown id.
   const detection::TargetModel& model(TargetId id) const;
   bool empty() const { return targets_.empty(); }
 
