@@ -43,36 +43,53 @@ std::pair<const unsigned char*, size_t> payloadOf(const std::vector<unsigned cha
                                                   std::uint32_t version, const std::string& what,
                                                   const std::string& kind, const std::string& hint,
                                                   std::uint32_t oldest) {
+  return payloadOf(file.data(), file.size(), magic, version, what, kind, hint, oldest, {});
+}
+
+std::pair<const unsigned char*, size_t> payloadOf(const unsigned char* file, size_t fileSize, const char magic[4],
+                                                  std::uint32_t version, const std::string& what,
+                                                  const std::string& kind, const std::string& hint,
+                                                  std::uint32_t oldest,
+                                                  const std::function<void(const unsigned char*, size_t)>& checked) {
   if (oldest == 0) oldest = version;
   auto fail = [&](const std::string& why) { throw std::runtime_error(what + ": " + why); };
-  if (file.size() < 4 || std::memcmp(file.data(), magic, 4) != 0)
+  if (fileSize < 4 || std::memcmp(file, magic, 4) != 0)
     fail("not a " + kind + " file (no " + std::string(magic, 4) + " magic)");
-  if (file.size() < kHeaderSize) fail("truncated: " + std::to_string(file.size()) + " bytes, shorter than the header");
+  if (fileSize < kHeaderSize) fail("truncated: " + std::to_string(fileSize) + " bytes, shorter than the header");
   std::uint32_t stored = 0;
   std::uint64_t payloadSize = 0;
-  std::memcpy(&stored, file.data() + 4, sizeof stored);
-  std::memcpy(&payloadSize, file.data() + 8, sizeof payloadSize);
+  std::memcpy(&stored, file + 4, sizeof stored);
+  std::memcpy(&payloadSize, file + 8, sizeof payloadSize);
   if (stored < oldest || stored > version)
     fail("format version " + std::to_string(stored) + ", but this build reads " +
          (oldest == version ? "version " + std::to_string(version)
                             : "versions " + std::to_string(oldest) + " to " + std::to_string(version)) +
          " (" + hint + ")");
   const std::uint64_t expected = kHeaderSize + payloadSize + kChecksumSize;
-  if (payloadSize > file.size() || file.size() != expected)
-    fail("truncated or padded: " + std::to_string(file.size()) + " bytes, the header announces " +
+  if (payloadSize > fileSize || fileSize != expected)
+    fail("truncated or padded: " + std::to_string(fileSize) + " bytes, the header announces " +
          std::to_string(expected));
   // The size fits a size_t now: it is no larger than the file in memory (32-bit builds too).
   const auto size = static_cast<size_t>(payloadSize);
-  const unsigned char* payload = file.data() + kHeaderSize;
+  const unsigned char* payload = file + kHeaderSize;
   std::uint32_t checksum = 0;
   std::memcpy(&checksum, payload + size, sizeof checksum);
-  if (crc32Of(payload, size) != checksum) fail("checksum mismatch: the file is corrupt");
+  uLong c = crc32(0L, Z_NULL, 0);
+  for (size_t done = 0; done < size;) {
+    const size_t chunk = std::min(size - done, kChecksumChunk);
+    c = crc32(c, payload + done, static_cast<uInt>(chunk));
+    if (checked) checked(payload + done, chunk);
+    done += chunk;
+  }
+  if (static_cast<std::uint32_t>(c) != checksum) fail("checksum mismatch: the file is corrupt");
   return {payload, size};
 }
 
-std::uint32_t versionOf(const std::vector<unsigned char>& file) {
+std::uint32_t versionOf(const std::vector<unsigned char>& file) { return versionOf(file.data(), file.size()); }
+
+std::uint32_t versionOf(const unsigned char* file, size_t size) {
   std::uint32_t stored = 0;
-  if (file.size() >= 8) std::memcpy(&stored, file.data() + 4, sizeof stored);
+  if (size >= 8) std::memcpy(&stored, file + 4, sizeof stored);
   return stored;
 }
 

@@ -6,6 +6,7 @@
 // Private to detection/.
 
 #include <cstdint>
+#include <functional>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -107,9 +108,22 @@ std::pair<const unsigned char*, size_t> payloadOf(const std::vector<unsigned cha
                                                   std::uint32_t version, const std::string& what,
                                                   const std::string& kind, const std::string& hint,
                                                   std::uint32_t oldest = 0);
+/// payloadOf() on `size` bytes at `file` (e.g. a memory-mapped file, mapped_file.h). The checksum
+/// is computed in chunks of kChecksumChunk bytes, each handed to `checked` (when given) once it
+/// is summed: a mapped file's caller releases the pages it will not need again
+/// (MappedFile::release), so checking a large file does not make it all resident at once.
+std::pair<const unsigned char*, size_t> payloadOf(const unsigned char* file, size_t size, const char magic[4],
+                                                  std::uint32_t version, const std::string& what,
+                                                  const std::string& kind, const std::string& hint,
+                                                  std::uint32_t oldest,
+                                                  const std::function<void(const unsigned char*, size_t)>& checked);
+/// The chunk of payloadOf()'s checksum pass: 1 MiB.
+inline constexpr size_t kChecksumChunk = size_t{1} << 20;
 
 /// The format version in the header of a file payloadOf() accepted.
 std::uint32_t versionOf(const std::vector<unsigned char>& file);
+/// The format version in the header of a file (`size` bytes at `file`) payloadOf() accepted.
+std::uint32_t versionOf(const unsigned char* file, size_t size);
 
 /// Writes `bytes` to `path` through `path`.part renamed into place.
 /// @throws std::runtime_error "cannot write <what> '<path>': ..." (the temporary file removed).

@@ -102,7 +102,7 @@ void encodeCompactTarget(const TargetModel& model, const CompactTargetOptions& o
   putQualityReport(w, model.quality);
 }
 
-TargetModel decodeCompactTarget(binary::Reader& r, const std::string& name) {
+TargetModel decodeCompactTarget(binary::Reader& r, const std::string& name, bool decodeImage) {
   const std::string who = "target '" + name + "': ";
   auto fail = [&](const std::string& why) { r.fail(who + why); };
   TargetModel m;
@@ -130,16 +130,18 @@ TargetModel decodeCompactTarget(binary::Reader& r, const std::string& name) {
   const bool jpeg = imageBytes >= sizeof kJpeg && std::memcmp(encoded, kJpeg, sizeof kJpeg) == 0;
   if (!png && !jpeg) fail("the image (" + std::to_string(imageBytes) + " bytes) is not a PNG or JPEG file");
   // The bytes were checked by the CRC-32; a decoder error is still reported with the file's name.
-  try {
-    m.image = cv::imdecode(cv::Mat(1, static_cast<int>(imageBytes), CV_8UC1, const_cast<unsigned char*>(encoded)),
-                           cv::IMREAD_GRAYSCALE);
-  } catch (const cv::Exception& e) {
-    fail(std::string("the image does not decode (") + e.what() + ")");
+  if (decodeImage) {
+    try {
+      m.image = cv::imdecode(cv::Mat(1, static_cast<int>(imageBytes), CV_8UC1, const_cast<unsigned char*>(encoded)),
+                             cv::IMREAD_GRAYSCALE);
+    } catch (const cv::Exception& e) {
+      fail(std::string("the image does not decode (") + e.what() + ")");
+    }
+    if (m.image.empty()) fail(std::string("the image does not decode as ") + (png ? "PNG" : "JPEG"));
+    if (m.image.cols != static_cast<int>(width) || m.image.rows != static_cast<int>(height) || m.image.type() != CV_8UC1)
+      fail("the image decodes to " + std::to_string(m.image.cols) + "x" + std::to_string(m.image.rows) + ", not " +
+           std::to_string(width) + "x" + std::to_string(height));
   }
-  if (m.image.empty()) fail(std::string("the image does not decode as ") + (png ? "PNG" : "JPEG"));
-  if (m.image.cols != static_cast<int>(width) || m.image.rows != static_cast<int>(height) || m.image.type() != CV_8UC1)
-    fail("the image decodes to " + std::to_string(m.image.cols) + "x" + std::to_string(m.image.rows) + ", not " +
-         std::to_string(width) + "x" + std::to_string(height));
 
   const std::uint32_t n = r.count("keypoint count", kMaxKeypoints);
   const std::uint32_t tilted = r.get<std::uint32_t>("tilted keypoint count");
@@ -156,7 +158,7 @@ TargetModel decodeCompactTarget(binary::Reader& r, const std::string& name) {
     k.octave = r.get<std::int8_t>("keypoint");
   }
   try {
-    validateKeypoints(m.keypoints, m.image.size());
+    validateKeypoints(m.keypoints, cv::Size(static_cast<int>(width), static_cast<int>(height)));
   } catch (const std::invalid_argument& e) {
     fail(e.what());
   }

@@ -52,8 +52,11 @@ struct CompactTargetOptions {
 void encodeCompactTarget(const TargetModel& model, const CompactTargetOptions& options, binary::Writer& out);
 
 /// Parses one record written by encodeCompactTarget() from `in`, every size checked before it is
-/// allocated; `name` names the target in errors. The record must fill `in` exactly.
+/// allocated; `name` names the target in errors. The record must fill `in` exactly. Without
+/// `decodeImage` the model's image is left empty (its PNG or JPEG signature is still checked):
+/// what the recogniser needs of a target it verifies (stored_target.h), without the decoder's
+/// time and the image's memory.
 /// @throws std::runtime_error "<in's what>: target '<name>': <what is wrong> (corrupt file?)".
-TargetModel decodeCompactTarget(binary::Reader& in, const std::string& name);
+TargetModel decodeCompactTarget(binary::Reader& in, const std::string& name, bool decodeImage = true);
 
 }  // namespace nft::detection

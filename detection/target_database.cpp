@@ -7,6 +7,7 @@
 
 #include "detection/binary_io.h"
 #include "detection/compact_target.h"
+#include "detection/mapped_file.h"
 #include "detection/target_model_io.h"
 
 namespace nft::detection {
@@ -48,7 +49,7 @@ TargetDatabase TargetDatabase::build(std::vector<std::pair<std::string, TargetMo
   db.vocabulary_ = Vocabulary::train(descriptors, options);
   for (auto& [name, model] : targets) {
     std::vector<int> words = db.vocabulary_.quantize(model.descriptors);
-    db.targets_.push_back({name, std::move(model), std::move(words)});
+    db.targets_.push_back({name, std::move(model), std::move(words), nullptr});
   }
   return db;
 }
@@ -70,7 +71,7 @@ void TargetDatabase::save(const std::string& path, const TargetDatabaseSaveOptio
   for (const DatabaseTarget& t : targets_) {
     w.putString(t.name);
     binary::Writer record;
-    encodeCompactTarget(t.model, {options.imageQuality}, record);
+    encodeCompactTarget(t.stored ? t.stored->decode() : t.model, {options.imageQuality}, record);
     w.put<std::uint64_t>(record.bytes().size());
     w.putBytes(record.bytes().data(), record.bytes().size());
     w.put<std::uint32_t>(static_cast<std::uint32_t>(t.words.size()));
@@ -83,12 +84,17 @@ void TargetDatabase::save(const std::string& path, const TargetDatabaseSaveOptio
   binary::writeAtomically(path, binary::container(kMagic, kTargetDatabaseVersion, w.bytes()), "target database");
 }
 
-TargetDatabase TargetDatabase::load(const std::string& path) {
+TargetDatabase TargetDatabase::load(const std::string& path, const TargetDatabaseLoadOptions& options) {
   const std::string what = "target database '" + path + "'";
-  const std::vector<unsigned char> file = binary::readFile(path, "target database");
-  const auto [payload, size] = binary::payloadOf(file, kMagic, kTargetDatabaseVersion, what, "target database",
-                                                 "rebuild it with this nft_train", kOldestTargetDatabaseVersion);
-  const bool compact = binary::versionOf(file) >= 2;
+  auto file = std::make_shared<const MappedFile>(path, "target database");
+  // The checked pages leave the resident memory as the checksum goes (MappedFile::release): a
+  // 55 MB database is not resident at once while it loads.
+  const auto [payload, size] = binary::payloadOf(
+      file->data(), file->size(), kMagic, kTargetDatabaseVersion, what, "target database",
+      "rebuild it with this nft_train", kOldestTargetDatabaseVersion,
+      [&](const unsigned char* chunk, size_t bytes) { file->release(chunk, bytes); });
+  const bool compact = binary::versionOf(file->data(), file->size()) >= 2;
+  const bool keep = compact && options.keepCompact;
   binary::Reader r(payload, size, what);
   TargetDatabase db;
   const std::uint32_t count = r.count("target count", kMaxTargets);
@@ -109,12 +115,18 @@ TargetDatabase TargetDatabase::load(const std::string& path) {
     if (compact) {
       binary::Reader record(model, static_cast<size_t>(bytes), what);
       t.model = decodeCompactTarget(record, t.name);
+      file->release(model, static_cast<size_t>(bytes));
+      if (keep) {
+        t.stored = std::make_shared<const StoredTarget>(file, model, static_cast<size_t>(bytes), what, t.name, t.model);
+        t.model = TargetModel{};
+      }
     } else {
       t.model = decodeTargetModel(std::vector<unsigned char>(model, model + bytes), "'" + t.name + "' in '" + path + "'");
     }
     const std::uint32_t words = r.count("word count", kMaxKeypoints);
-    if (words != t.model.keypoints.size())
-      r.fail("target '" + t.name + "' has " + std::to_string(t.model.keypoints.size()) + " keypoints but " +
+    const size_t keypoints = t.stored ? static_cast<size_t>(t.stored->keypointCount()) : t.model.keypoints.size();
+    if (words != keypoints)
+      r.fail("target '" + t.name + "' has " + std::to_string(keypoints) + " keypoints but " +
              std::to_string(words) + " word ids");
     t.words.resize(words);
     for (int& id : t.words) id = r.get<std::uint16_t>("word id");
@@ -135,8 +147,12 @@ TargetDatabase TargetDatabase::load(const std::string& path) {
     r.fail(cv::format("vocabulary word %d holds %g, not a number in [%g, %g]", at.y, static_cast<double>(words.at<float>(at)),
                       -kMaxWordValue, kMaxWordValue));
   db.vocabulary_ = Vocabulary(words);
+  // Nothing of the file is needed resident any more: the stored targets read their records
+  // again when decoded.
+  file->release(file->data(), file->size());
   for (const DatabaseTarget& t : db.targets_) {
-    if (t.model.descriptors.cols != static_cast<int>(d))
+    const int length = t.stored ? descriptorLength(t.stored->descriptorType()) : t.model.descriptors.cols;
+    if (length != static_cast<int>(d))
       r.fail("target '" + t.name + "' has descriptors of another length than the vocabulary");
     for (int id : t.words)
       if (id >= static_cast<int>(k)) r.fail("target '" + t.name + "' has word " + std::to_string(id) + " of " + std::to_string(k));

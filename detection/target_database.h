@@ -13,11 +13,13 @@
 // the defaults (docs/results.md, "Several targets").
 
 #include <cstdint>
+#include <memory>
 #include <tuple>
 #include <utility>
 #include <string>
 #include <vector>
 
+#include "detection/stored_target.h"
 #include "detection/target_model.h"
 #include "detection/vocabulary.h"
 
@@ -36,11 +38,25 @@ struct TargetDatabaseSaveOptions {
   int imageQuality = 85;
 };
 
+/// How TargetDatabase::load keeps the targets.
+struct TargetDatabaseLoadOptions {
+  /// false: every target decoded into DatabaseTarget::model. true (version 2 files; a version 1
+  /// file is decoded as with false): each target kept as a StoredTarget over the file, mapped
+  /// into memory (stored_target.h), and `model` left empty — for an application holding a large
+  /// database (Session::loadDatabase). Every record is still decoded once while loading, so a
+  /// corrupt file fails load() either way.
+  bool keepCompact = false;
+};
+
 /// One target of a database.
 struct DatabaseTarget {
   std::string name;          ///< Unique within the database, not empty.
-  TargetModel model;         ///< Its physical width is model.widthMetres (0 = unknown).
-  std::vector<int> words;    ///< Word id of each of model.keypoints (vocabulary's numbering).
+  /// Its physical width is model.widthMetres (0 = unknown). Empty (no image, no keypoints) when
+  /// `stored` is set.
+  TargetModel model;
+  std::vector<int> words;    ///< Word id of each keypoint (vocabulary's numbering).
+  /// The target compact, decoded on demand (TargetDatabaseLoadOptions::keepCompact); else null.
+  std::shared_ptr<const StoredTarget> stored;
 };
 
 /// Targets and their vocabulary. Names are unique.
@@ -59,15 +75,18 @@ class TargetDatabase {
   /// Writes the file atomically (a failure leaves any previous file as it was), in the format
   /// version kTargetDatabaseVersion: descriptors quantised to 8 bits (quantizeDescriptors in
   /// compact_target.h: a loaded database's descriptors are unit rows within 0.02 of those
-  /// saved), images as `options` says, everything else as it is.
+  /// saved), images as `options` says, everything else as it is. Stored targets are decoded.
   /// @throws std::runtime_error naming the file; std::invalid_argument for an empty database or
   ///   an image quality outside [0, 100].
   void save(const std::string& path, const TargetDatabaseSaveOptions& options = {}) const;
   /// Reads a file written by save() (version 2) or by an older build (version 1): truncated,
   /// corrupt, foreign or other-version files, an image that does not decode, and two targets of
   /// one name are errors naming the file (and the target).
+  /// With options.keepCompact the file stays mapped while a target holds it (its pages are
+  /// released as they are checked and decoded, so neither the load nor the database after it
+  /// keeps the file resident) and the targets are StoredTargets.
   /// @throws std::runtime_error "target database '<path>': <what is wrong>".
-  static TargetDatabase load(const std::string& path);
+  static TargetDatabase load(const std::string& path, const TargetDatabaseLoadOptions& options = {});
 
   const std::vector<DatabaseTarget>& targets() const { return targets_; }
   /// Moves the targets out (the database keeps its vocabulary and is empty of targets after),

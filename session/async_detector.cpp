@@ -230,7 +230,12 @@ void AsyncDetector::setSeveral(const gpu::Capabilities& caps, const tracker::Cam
     try {
       const gpu::Capabilities& laneCaps = s.lanesCaps(spec.options.lane, caps);
       s.recognizer.emplace(laneCaps, calibration, spec.vocabulary, spec.type, spec.orientation, spec.options);
-      for (RecognizerSpec::Target& t : spec.targets) s.recognizer->addTarget(t.id, t.model, t.words);
+      for (RecognizerSpec::Target& t : spec.targets) {
+        if (t.stored)
+          s.recognizer->addTarget(t.id, t.stored, t.words);
+        else
+          s.recognizer->addTarget(t.id, t.model, t.words);
+      }
       s.frameSize = calibration.imageSize;
     } catch (...) {
       s.dropLanes();

@@ -83,8 +83,10 @@ struct RecognizerSpec {
   tracker::MultiTargetDetectorOptions options;
   struct Target {
     int id = -1;
-    std::shared_ptr<const detection::TargetModel> model;
+    std::shared_ptr<const detection::TargetModel> model;  ///< or null for a compact target:
     std::vector<int> words;  ///< word id per keypoint of model (vocabulary's numbering)
+    /// A database target kept compact (MultiTargetDetector::addTarget's second overload).
+    std::shared_ptr<const detection::StoredTarget> stored;
   };
   std::vector<Target> targets;
 };

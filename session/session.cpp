@@ -391,7 +391,10 @@ std::vector<TargetId> Session::loadDatabase(const std::string& path) {
     if (!std::filesystem::is_regular_file(path))
       throw InputError("loadDatabase: target database '" + path + "' does not exist (expected a .nftdb file made by "
                        "nft_train --database)");
-    detection::TargetDatabase database = detection::TargetDatabase::load(path);
+    // Compact: the targets stay in the mapped file until verified or found (stored_target.h).
+    detection::TargetDatabaseLoadOptions loadOptions;
+    loadOptions.keepCompact = true;
+    detection::TargetDatabase database = detection::TargetDatabase::load(path, loadOptions);
     const CallerGlState callerState;
     std::vector<TargetId> ids = impl_->tracking->addDatabase(std::move(database), path);
     impl_->renderer.reset();

@@ -97,10 +97,15 @@ std::vector<cv::Point2f> cornersOf(const cv::Matx33d& H, cv::Size size) {
   return corners;
 }
 
-std::string typeText(const detection::TargetModel& m) {
-  return std::string(m.descriptorType == detection::DescriptorType::Surf64 ? "surf64" : "surf36") + "/" +
-         (m.orientation == detection::Orientation::Oriented ? "oriented" : "upright");
+std::string typeText(detection::DescriptorType type, detection::Orientation orientation) {
+  return std::string(type == detection::DescriptorType::Surf64 ? "surf64" : "surf36") + "/" +
+         (orientation == detection::Orientation::Oriented ? "oriented" : "upright");
 }
+
+// A database target not being tracked keeps its decoded model (and tracking lane, refiner) only
+// while it is among this many such targets found last: one lost a moment ago is often found
+// again, and the rest cost no memory (issue 33, item 6).
+constexpr size_t kKeptLostModels = 4;
 
 }  // namespace
 
@@ -123,7 +128,26 @@ const TargetTracking::Target& TargetTracking::find(TargetId id, const char* call
 }
 
 const TargetInfo& TargetTracking::info(TargetId id) const { return find(id, "target").info; }
-const detection::TargetModel& TargetTracking::model(TargetId id) const { return *find(id, "target").model; }
+const detection::TargetModel& TargetTracking::model(TargetId id) const {
+  return modelOf(const_cast<Target&>(find(id, "target")));
+}
+
+const detection::TargetModel& TargetTracking::modelOf(Target& t) {
+  if (!t.model) t.model = std::make_shared<detection::TargetModel>(t.stored->decode());
+  return *t.model;
+}
+
+cv::Mat TargetTracking::descriptorsOf(const Target& t) {
+  return t.model ? t.model->descriptors : t.stored->decodeDescriptors();
+}
+
+detection::DescriptorType TargetTracking::typeOf(const Target& t) {
+  return t.stored ? t.stored->descriptorType() : t.model->descriptorType;
+}
+
+detection::Orientation TargetTracking::orientationOf(const Target& t) {
+  return t.stored ? t.stored->orientation() : t.model->orientation;
+}
 
 std::vector<TargetInfo> TargetTracking::infos() const {
   std::vector<TargetInfo> out;
@@ -131,20 +155,21 @@ std::vector<TargetInfo> TargetTracking::infos() const {
   return out;
 }
 
-void TargetTracking::checkCompatible(const detection::TargetModel& model, const std::string& name) const {
+void TargetTracking::checkCompatible(detection::DescriptorType type, detection::Orientation orientation,
+                                     const std::string& name) const {
   for (const Target& t : targets_) {
     if (t.info.name == name)
       throw InputError("addTarget: the name '" + name + "' is taken by target " + std::to_string(t.info.id) +
                        ": give each target its own name");
-    if (t.model->descriptorType != model.descriptorType || t.model->orientation != model.orientation)
-      throw InputError("addTarget: target '" + name + "' has " + typeText(model) + " descriptors but '" +
-                       t.info.name + "' has " + typeText(*t.model) +
+    if (typeOf(t) != type || orientationOf(t) != orientation)
+      throw InputError("addTarget: target '" + name + "' has " + typeText(type, orientation) + " descriptors but '" +
+                       t.info.name + "' has " + typeText(typeOf(t), orientationOf(t)) +
                        ": several targets need one descriptor type (train them with one config)");
   }
 }
 
 TargetId TargetTracking::add(detection::TargetModel model, TargetInfo info) {
-  checkCompatible(model, info.name);
+  checkCompatible(model.descriptorType, model.orientation, info.name);
   info.id = nextId_;
   Target t;
   t.info = std::move(info);
@@ -163,13 +188,15 @@ TargetId TargetTracking::add(detection::TargetModel model, TargetInfo info) {
 }
 
 std::vector<TargetId> TargetTracking::addDatabase(detection::TargetDatabase database, const std::string& source) {
-  for (const detection::DatabaseTarget& d : database.targets()) checkCompatible(d.model, d.name);
+  for (const detection::DatabaseTarget& d : database.targets())
+    checkCompatible(d.stored ? d.stored->descriptorType() : d.model.descriptorType,
+                    d.stored ? d.stored->orientation() : d.model.orientation, d.name);
   std::vector<detection::DatabaseTarget> entries = database.takeTargets();
   const bool adopt = !vocabularyFromDatabase_;
   if (adopt) {
     vocabulary_ = database.vocabulary();
     vocabularyFromDatabase_ = true;
-    for (Target& t : targets_) t.words = vocabulary_->quantize(t.model->descriptors);
+    for (Target& t : targets_) t.words = vocabulary_->quantize(descriptorsOf(t));
   }
   std::vector<TargetId> ids;
   const size_t before = targets_.size();
@@ -178,14 +205,26 @@ std::vector<TargetId> TargetTracking::addDatabase(detection::TargetDatabase data
     t.info.id = nextId_++;
     t.info.name = d.name;
     t.info.source = source;
-    t.info.widthMetres = d.model.widthMetres;
-    t.info.imageSize = d.model.image.size();
-    t.info.originalSize = cv::Size(static_cast<int>(d.model.image.cols * d.model.originalScale + 0.5),
-                                   static_cast<int>(d.model.image.rows * d.model.originalScale + 0.5));
-    t.info.trackingPatches = static_cast<int>(d.model.patches.size());
-    t.info.quality = qualityOf(d.model);
-    t.model = std::make_shared<detection::TargetModel>(std::move(d.model));
-    t.words = adopt ? std::move(d.words) : vocabulary_->quantize(t.model->descriptors);
+    if (d.stored) {  // kept compact: decoded when verified (the recogniser) or found (modelOf)
+      const detection::StoredTarget& s = *d.stored;
+      t.info.widthMetres = s.widthMetres();
+      t.info.imageSize = s.imageSize();
+      t.info.originalSize = cv::Size(static_cast<int>(s.imageSize().width * s.originalScale() + 0.5),
+                                     static_cast<int>(s.imageSize().height * s.originalScale() + 0.5));
+      t.info.trackingPatches = s.patchCount();
+      const detection::TargetQuality& q = s.quality();
+      t.info.quality = {s.keypointCount(), q.coverage, q.distinctness, q.meanContrast, q.stars, q.warnings};
+      t.stored = std::move(d.stored);
+    } else {
+      t.info.widthMetres = d.model.widthMetres;
+      t.info.imageSize = d.model.image.size();
+      t.info.originalSize = cv::Size(static_cast<int>(d.model.image.cols * d.model.originalScale + 0.5),
+                                     static_cast<int>(d.model.image.rows * d.model.originalScale + 0.5));
+      t.info.trackingPatches = static_cast<int>(d.model.patches.size());
+      t.info.quality = qualityOf(d.model);
+      t.model = std::make_shared<detection::TargetModel>(std::move(d.model));
+    }
+    t.words = adopt ? std::move(d.words) : vocabulary_->quantize(descriptorsOf(t));
     ids.push_back(t.info.id);
     targets_.push_back(std::move(t));
   }
@@ -228,7 +267,10 @@ void TargetTracking::ensureWords() {
     // Words for the targets added one by one: a small tree over all their descriptors (a
     // database brings its own, trained by nft_train over the whole database).
     std::vector<cv::Mat> all;
-    for (const Target& t : targets_) all.push_back(t.model->frontalDescriptors());
+    for (const Target& t : targets_) {
+      const int frontal = t.model ? t.model->frontalKeypoints() : t.stored->frontalKeypoints();
+      all.push_back(descriptorsOf(t).rowRange(0, frontal));
+    }
     cv::Mat descriptors;
     cv::vconcat(all, descriptors);
     detection::VocabularyOptions vo;
@@ -238,7 +280,7 @@ void TargetTracking::ensureWords() {
     recognizer_.reset();
   }
   for (Target& t : targets_)
-    if (t.words.empty()) t.words = vocabulary_->quantize(t.model->descriptors);
+    if (t.words.empty()) t.words = vocabulary_->quantize(descriptorsOf(t));
 }
 
 void TargetTracking::rebuildLanes() {
@@ -262,10 +304,13 @@ void TargetTracking::rebuildLanes() {
         // Asynchronous: the tracking lane here, the detection lane in async_.
         tracker::TrackerOptions o = options_.tracker;
         o.detectionEnabled = !async_;
-        single_.emplace(*caps_, *only.model, *calibration_, o);
+        single_.emplace(*caps_, modelOf(only), *calibration_, o);
         if (carried) single_->initialise(*carried);
       }
-      if (async_) async_->setSingle(*caps_, *calibration_, SingleLaneSpec{only.info.id, only.model, options_.tracker});
+      if (async_) {
+        modelOf(only);
+        async_->setSingle(*caps_, *calibration_, SingleLaneSpec{only.info.id, only.model, options_.tracker});
+      }
     } catch (const std::invalid_argument& e) {
       throw InputError("target '" + only.info.name + "' cannot be tracked: " + e.what());
     }
@@ -277,21 +322,27 @@ void TargetTracking::rebuildLanes() {
     startLane(targets_.front(), *single_->lastHomography());
   single_.reset();
   ensureWords();
-  const detection::TargetModel& first = *targets_.front().model;
+  const detection::DescriptorType type = typeOf(targets_.front());
+  const detection::Orientation orientation = orientationOf(targets_.front());
   if (async_) {  // the recogniser of every target, rebuilt in the worker
-    RecognizerSpec spec{*vocabulary_, first.descriptorType, first.orientation, recognizerOptions(), {}};
-    for (const Target& t : targets_) spec.targets.push_back({t.info.id, t.model, t.words});
+    RecognizerSpec spec{*vocabulary_, type, orientation, recognizerOptions(), {}};
+    // A database target goes compact even when decoded here (the recogniser decodes and drops
+    // the descriptors it verifies); the others as their model.
+    for (const Target& t : targets_)
+      spec.targets.push_back({t.info.id, t.stored ? nullptr : t.model, t.words, t.stored});
     async_->setSeveral(*caps_, *calibration_, std::move(spec));
     return;
   }
   if (!recognizer_) {
     for (Target& t : targets_) t.recognized = false;
-    recognizer_.emplace(*caps_, *calibration_, *vocabulary_, first.descriptorType, first.orientation,
-                        recognizerOptions());
+    recognizer_.emplace(*caps_, *calibration_, *vocabulary_, type, orientation, recognizerOptions());
   }
   for (Target& t : targets_)
     if (!t.recognized) {
-      recognizer_->addTarget(t.info.id, t.model, t.words);
+      if (t.stored)
+        recognizer_->addTarget(t.info.id, t.stored, t.words);
+      else
+        recognizer_->addTarget(t.info.id, t.model, t.words);
       t.recognized = true;
     }
 }
@@ -507,6 +558,22 @@ void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
   }
   std::sort(reported.begin(), reported.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& [index, r] : reported) result.targets.push_back(std::move(r));
+  releaseLostModels();
+}
+
+void TargetTracking::releaseLostModels() {
+  std::vector<Target*> lost;  // database targets decoded but not being tracked
+  for (Target& t : targets_)
+    if (t.stored && t.model && t.framesSinceFound < 0) lost.push_back(&t);
+  if (lost.size() <= kKeptLostModels) return;
+  std::sort(lost.begin(), lost.end(), [](const Target* a, const Target* b) { return a->lastStarted > b->lastStarted; });
+  for (size_t i = kKeptLostModels; i < lost.size(); ++i) {
+    Target& t = *lost[i];
+    t.lane.reset();  // holds the model's image (tracker::Tracker keeps the model)
+    t.refiner.reset();
+    t.refinerFactor = 0;
+    t.model.reset();
+  }
 }
 
 void TargetTracking::refine(const cv::Mat& frame, const tracker::CameraCalibration& calibration, int workingFactor,
@@ -525,10 +592,10 @@ void TargetTracking::refine(const cv::Mat& frame, const tracker::CameraCalibrati
     if (!t.refiner || t.refinerFactor != workingFactor) {
       tracker::RefinerOptions refinerOptions;
       refinerOptions.maxShiftPx *= workingFactor;
-      t.refiner = std::make_shared<const tracker::HomographyRefiner>(t.model->image, refinerOptions);
+      t.refiner = std::make_shared<const tracker::HomographyRefiner>(modelOf(t).image, refinerOptions);
       t.refinerFactor = workingFactor;
     }
-    const cv::Size size = t.model->image.size();
+    const cv::Size size = modelOf(t).image.size();
     const auto centreOf = [&](const cv::Matx33d& H) {
       const cv::Vec3d c = H * cv::Vec3d(0.5 * size.width, 0.5 * size.height, 1);
       return cv::Point2d(c[0] / c[2], c[1] / c[2]);
@@ -561,7 +628,7 @@ void TargetTracking::refine(const cv::Mat& frame, const tracker::CameraCalibrati
     try {
       // IPPE on a 3 × 3 grid of the refined homography (no Levenberg-Marquardt: the grid fits it
       // exactly; 0.03 instead of 0.2 ms).
-      pose = tracker::poseFromHomography(calibration, *refined.homography, size, t.model->metresPerPixel(), 3, false);
+      pose = tracker::poseFromHomography(calibration, *refined.homography, size, modelOf(t).metresPerPixel(), 3, false);
     } catch (const std::exception&) {  // a homography no camera makes: keep the lanes' result
       continue;
     }
@@ -591,13 +658,13 @@ void TargetTracking::smooth(const tracker::CameraCalibration& calibration, Frame
     t.lastSmoothedFrame = frame;
     t.lastSmoothedNs = result.timestampNs;
     const std::vector<cv::Point2f> filtered = t.cornerFilter->filter(r.corners, dt);
-    const cv::Size size = t.model->image.size();
+    const cv::Size size = modelOf(t).image.size();
     const float w = static_cast<float>(size.width), h = static_cast<float>(size.height);
     const std::vector<cv::Point2f> targetCorners = {{0, 0}, {w, 0}, {w, h}, {0, h}};
     const cv::Matx33d H = cv::getPerspectiveTransform(targetCorners, filtered);
     tracker::Pose pose;
     try {
-      pose = tracker::poseFromHomography(calibration, H, size, t.model->metresPerPixel(), 3, false);
+      pose = tracker::poseFromHomography(calibration, H, size, modelOf(t).metresPerPixel(), 3, false);
     } catch (const std::exception&) {  // a quad no camera makes: report the unfiltered one
       continue;
     }
@@ -613,10 +680,11 @@ void TargetTracking::startLane(Target& t, const cv::Matx33d& homography, double 
   if (!t.lane) {
     tracker::TrackerOptions o = options_.tracker;
     o.detectionEnabled = false;
-    t.lane.emplace(*caps_, *t.model, *calibration_, o);
+    t.lane.emplace(*caps_, modelOf(t), *calibration_, o);
   }
   t.lane->initialise(homography, searchRangePx);
   t.framesSinceFound = 0;
+  t.lastStarted = frames_;
 }
 
 void TargetTracking::startTracking(TargetId id, const cv::Matx33d& homography) {

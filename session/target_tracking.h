@@ -67,7 +67,8 @@ class TargetTracking {
   /// @throws InputError for an unknown or removed id.
   const TargetInfo& info(TargetId id) const;
   std::vector<TargetInfo> infos() const;
-  /// The model of a target. @throws InputError for an unknown id.
+  /// The model of a target (a database target kept compact is decoded now; the reference holds
+  /// until the next track(), which may release a lost one's model). @throws InputError for an unknown id.
   const detection::TargetModel& model(TargetId id) const;
   bool empty() const { return targets_.empty(); }
 
@@ -114,7 +115,12 @@ class TargetTracking {
  private:
   struct Target {
     TargetInfo info;
+    /// Its model; for a database target kept compact (`stored`), null until it is found (or
+    /// model() asks), and null again once it has been lost longer than the kKeptLostModels
+    /// targets found after it (releaseLostModels).
     std::shared_ptr<detection::TargetModel> model;
+    std::shared_ptr<const detection::StoredTarget> stored;  // a database target kept compact
+    long long lastStarted = -1;             // the frame its tracking lane was last started on
     std::vector<int> words;                 // word ids in vocabulary_'s numbering; empty: not yet
     std::optional<tracker::Tracker> lane;   // several targets: its tracking lane
     int framesSinceFound = -1;              // -1: not being tracked
@@ -131,7 +137,17 @@ class TargetTracking {
 
   Target& find(TargetId id, const char* call);
   const Target& find(TargetId id, const char* call) const;
-  void checkCompatible(const detection::TargetModel& model, const std::string& name) const;
+  void checkCompatible(detection::DescriptorType type, detection::Orientation orientation,
+                       const std::string& name) const;
+  /// The model of `t`, decoded from `t.stored` when not decoded yet.
+  static const detection::TargetModel& modelOf(Target& t);
+  /// Its descriptors (decoded from `t.stored` when the model is not, and not kept).
+  static cv::Mat descriptorsOf(const Target& t);
+  static detection::DescriptorType typeOf(const Target& t);
+  static detection::Orientation orientationOf(const Target& t);
+  /// Drops the decoded models, tracking lanes and refiners of the database targets kept compact
+  /// that are not being tracked, but for the kKeptLostModels (target_tracking.cpp) found last.
+  void releaseLostModels();
   /// Builds what the current targets need (single tracker, or vocabulary + recognizer); adds
   /// targets the recognizer does not know yet.
   void rebuildLanes();

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <iterator>
+#include <list>
 #include <optional>
 #include <stdexcept>
 
@@ -23,9 +24,32 @@ double msSince(Clock::time_point start) { return std::chrono::duration<double, s
 
 struct MultiTargetDetector::Impl {
   struct Target {
-    std::shared_ptr<const detection::TargetModel> model;
-    std::vector<cv::Point2f> points;
+    std::shared_ptr<const detection::TargetModel> model;         // a decoded target, or
+    std::shared_ptr<const detection::StoredTarget> stored;       // a compact one
+    std::vector<cv::Point2f> points;  // a decoded target's keypoint positions (a compact one's: stored->points())
+    cv::Size imageSize;
+    double metresPerPixel = 0;
+    int frontal = 0;
   };
+
+  /// The descriptors of `target` (id `id`): its model's, or its stored ones decoded into
+  /// `decoded` (the most recently used first, at most kDecodedTargets).
+  const cv::Mat& descriptorsOf(int id, const Target& target) {
+    if (target.model) return target.model->descriptors;
+    auto it = std::find_if(decoded.begin(), decoded.end(), [&](const auto& e) { return e.first == id; });
+    if (it != decoded.end()) {
+      decoded.splice(decoded.begin(), decoded, it);
+    } else {
+      decoded.emplace_front(id, target.stored->decodeDescriptors());
+      if (static_cast<int>(decoded.size()) > kDecodedTargets) decoded.pop_back();
+    }
+    return decoded.front().second;
+  }
+  void forget(int id) {
+    decoded.remove_if([&](const auto& e) { return e.first == id; });
+    if (uploaded == id) uploaded = -1;
+    if (uploadedTilted == id) uploadedTilted = -1;
+  }
 
   Impl(const gpu::Capabilities& caps, const CameraCalibration& cal, const detection::Vocabulary& v,
        detection::DescriptorType t, detection::Orientation orient, const MultiTargetDetectorOptions& o)
@@ -67,6 +91,7 @@ struct MultiTargetDetector::Impl {
   int uploaded = -1;        // the target whose own (frontal) descriptors targetMatcher holds
   int uploadedTilted = -1;  // the target whose tilted views' descriptors tiltedMatcher holds
   std::map<int, Target> targets;
+  std::list<std::pair<int, cv::Mat>> decoded;  // compact targets' descriptors, see descriptorsOf()
   DetectionTimings timings;
   std::vector<std::pair<int, double>> shortlist;
   std::string rejection;
@@ -116,19 +141,47 @@ void MultiTargetDetector::addTarget(int id, std::shared_ptr<const detection::Tar
   // them) diluted its tf-idf histogram, and among 1,000 distractors the pan layout's prints
   // dropped out of the shortlist (graf1 found in 10.5 % of its frames instead of 89.5 %).
   s.index.add(id, std::vector<int>(words.begin(), words.begin() + model->frontalKeypoints()));
-  Impl::Target t{std::move(model), {}};
-  for (const detection::Keypoint& k : t.model->keypoints) t.points.emplace_back(k.x, k.y);
+  Impl::Target t;
+  for (const detection::Keypoint& k : model->keypoints) t.points.emplace_back(k.x, k.y);
+  t.imageSize = model->image.size();
+  t.metresPerPixel = model->metresPerPixel();
+  t.frontal = model->frontalKeypoints();
+  t.model = std::move(model);
   s.targets[id] = std::move(t);
-  if (s.uploaded == id) s.uploaded = -1;
-  if (s.uploadedTilted == id) s.uploadedTilted = -1;
+  s.forget(id);
+}
+
+void MultiTargetDetector::addTarget(int id, std::shared_ptr<const detection::StoredTarget> stored,
+                                    const std::vector<int>& words) {
+  Impl& s = *impl_;
+  if (!stored || stored->descriptorType() != s.type || stored->orientation() != s.orientation)
+    throw std::invalid_argument("MultiTargetDetector::addTarget: target " + std::to_string(id) +
+                                " has another descriptor type or orientation than the detector");
+  if (words.size() != static_cast<size_t>(stored->keypointCount()))
+    throw std::invalid_argument("MultiTargetDetector::addTarget: target " + std::to_string(id) + " has " +
+                                std::to_string(stored->keypointCount()) + " keypoints and " +
+                                std::to_string(words.size()) + " word ids");
+  if (stored->tiltedKeypoints() < 0 || stored->tiltedKeypoints() >= stored->keypointCount())
+    throw std::invalid_argument("MultiTargetDetector::addTarget: target " + std::to_string(id) + " has " +
+                                std::to_string(stored->tiltedKeypoints()) + " tilted-view keypoints of " +
+                                std::to_string(stored->keypointCount()) + " (it needs keypoints of its own)");
+  s.index.add(id, std::vector<int>(words.begin(), words.begin() + stored->frontalKeypoints()));
+  Impl::Target t;
+  t.imageSize = stored->imageSize();
+  t.metresPerPixel = stored->metresPerPixel();
+  t.frontal = stored->frontalKeypoints();
+  t.stored = std::move(stored);
+  s.targets[id] = std::move(t);
+  s.forget(id);
 }
 
 void MultiTargetDetector::removeTarget(int id) {
   impl_->index.remove(id);
   impl_->targets.erase(id);
-  if (impl_->uploaded == id) impl_->uploaded = -1;
-  if (impl_->uploadedTilted == id) impl_->uploadedTilted = -1;
+  impl_->forget(id);
 }
+
+int MultiTargetDetector::decodedTargets() const { return static_cast<int>(impl_->decoded.size()); }
 
 int MultiTargetDetector::targetCount() const { return static_cast<int>(impl_->targets.size()); }
 bool MultiTargetDetector::verifiesEveryTarget() const {
@@ -240,8 +293,8 @@ std::vector<TargetDetection> MultiTargetDetector::detect(const cv::Mat& gray, co
       // MultiTargetDetectorOptions::followScoreRatio).
       if (!verifyAll && !found.empty() && score < s.options.followScoreRatio * found.back().score) break;
       const Impl::Target& target = s.targets.at(id);
-      const cv::Mat& targetDescriptors = target.model->descriptors;
-      const int frontal = target.model->frontalKeypoints();
+      const cv::Mat& targetDescriptors = s.descriptorsOf(id, target);
+      const int frontal = target.frontal;
       // As DetectionLane: the target's own descriptors first, its tilted views' only when those
       // find nothing (their matches added to the first ones) — in a small database, where every
       // target is verified. In a large one most candidates are distractors, each of which would
@@ -255,8 +308,8 @@ std::vector<TargetDetection> MultiTargetDetector::detect(const cv::Mat& gray, co
       std::vector<detection::Match> matches = s.targetMatcher->match(descriptors, s.options.lane.matching);
       s.timings.match += msSince(t);
       const auto verify = [&] {
-        return verifyDetection(matches, target.points, keypoints, target.model->image.size(),
-                               target.model->metresPerPixel(), s.calibration, s.options.lane, why, s.timings.ransac,
+        return verifyDetection(matches, target.stored ? target.stored->points() : target.points, keypoints,
+                               target.imageSize, target.metresPerPixel, s.calibration, s.options.lane, why, s.timings.ransac,
                                s.timings.pose);
       };
       std::optional<Detection> d = verify();

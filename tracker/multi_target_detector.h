@@ -31,6 +31,7 @@
 #include "detection/backend.h"
 #include "detection/fast_detector.h"
 #include "detection/gpu_matcher.h"
+#include "detection/stored_target.h"
 #include "detection/surf_es.h"
 #include "detection/target_model.h"
 #include "detection/vocabulary.h"
@@ -100,6 +101,17 @@ class MultiTargetDetector {
   ///   detector's, descriptors ≠ keypoints ≠ words, a word outside the vocabulary, or
   ///   tiltedKeypoints not in [0, keypoint count).
   void addTarget(int id, std::shared_ptr<const detection::TargetModel> model, const std::vector<int>& words);
+  /// Adds (or replaces) target `id` (>= 0) of a database kept compact (detection/stored_target.h):
+  /// only its keypoint positions and words are held; its descriptors are decoded when detect()
+  /// verifies it, and the last kDecodedTargets targets' kept for the next searches (a shortlist
+  /// is usually the same few targets from one frame to the next). Detections are the same as
+  /// with its decoded model. @throws std::invalid_argument as the other overload.
+  void addTarget(int id, std::shared_ptr<const detection::StoredTarget> stored, const std::vector<int>& words);
+  /// How many compact targets' descriptors are kept decoded at most: 8, the default shortlist (3)
+  /// and the small database's verifyAllUpTo (8) covered.
+  static constexpr int kDecodedTargets = 8;
+  /// How many compact targets' descriptors are decoded now (<= kDecodedTargets).
+  int decodedTargets() const;
   /// Removes target `id` (nothing if absent).
   void removeTarget(int id);
   int targetCount() const;

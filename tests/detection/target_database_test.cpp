@@ -11,6 +11,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "detection/binary_io.h"
+#include "detection/compact_target.h"
 #include "detection/surf_cpu.h"
 #include "detection/target_database.h"
 #include "detection/target_model_io.h"
@@ -175,6 +176,69 @@ TEST(TargetDatabase, RecognisesEachTargetFromAnotherViewAndRoundTrips) {
 }
 
 /// A version-1 file as the builds before version 2 wrote it: each model as a whole .nftm.
+TEST(TargetDatabase, CompactTargetsAreDecodedOnDemandIntoTheSameModels) {
+  // TargetDatabaseLoadOptions::keepCompact (issue 33, item 6): the targets stay in the mapped
+  // file, only what recognition needs at all times in memory, and decode on demand into exactly
+  // the models a plain load gives.
+  NFT_REQUIRE_DATA("oxford/wall/img1.png");
+  auto targets = threeTargets();
+  std::vector<cv::Mat> original;
+  for (const auto& [name, model] : targets) original.push_back(model.descriptors.clone());
+  const fs::path path = tempFile("compact.nftdb");
+  TargetDatabase::build(std::move(targets)).save(path.string());
+  const TargetDatabase plain = TargetDatabase::load(path.string());
+  nft::detection::TargetDatabaseLoadOptions options;
+  options.keepCompact = true;
+  const TargetDatabase compact = TargetDatabase::load(path.string(), options);
+  ASSERT_EQ(compact.size(), 3);
+  EXPECT_EQ(cv::norm(compact.vocabulary().words(), plain.vocabulary().words(), cv::NORM_INF), 0.0);
+  for (size_t i = 0; i < 3; ++i) {
+    const nft::detection::DatabaseTarget& p = plain.targets()[i];
+    const nft::detection::DatabaseTarget& c = compact.targets()[i];
+    EXPECT_FALSE(p.stored);
+    ASSERT_TRUE(c.stored);
+    const nft::detection::StoredTarget& s = *c.stored;
+    EXPECT_EQ(s.decodeCount(), 0) << "loaded, not decoded";
+    EXPECT_TRUE(c.model.image.empty() && c.model.keypoints.empty() && c.model.descriptors.empty());
+    EXPECT_EQ(c.name, p.name);
+    EXPECT_EQ(s.name(), p.name);
+    EXPECT_EQ(c.words, p.words);
+    // What recognition needs at all times, as the decoded model has it.
+    EXPECT_EQ(s.imageSize(), p.model.image.size());
+    EXPECT_EQ(s.metresPerPixel(), p.model.metresPerPixel());
+    EXPECT_EQ(s.tiltedKeypoints(), p.model.tiltedKeypoints);
+    EXPECT_GT(s.tiltedKeypoints(), 0);
+    EXPECT_EQ(s.frontalKeypoints(), p.model.frontalKeypoints());
+    EXPECT_EQ(s.patchCount(), static_cast<int>(p.model.patches.size()));
+    EXPECT_EQ(s.quality().stars, p.model.quality.stars);
+    ASSERT_EQ(s.points().size(), p.model.keypoints.size());
+    for (size_t k = 0; k < s.points().size(); ++k)
+      ASSERT_EQ(s.points()[k], cv::Point2f(p.model.keypoints[k].x, p.model.keypoints[k].y)) << "keypoint " << k;
+    // The descriptors alone: the stored 8-bit rows dequantised, bit for bit as a plain load's.
+    const cv::Mat descriptors = s.decodeDescriptors();
+    EXPECT_EQ(s.decodeCount(), 1);
+    EXPECT_EQ(cv::norm(descriptors, p.model.descriptors, cv::NORM_INF), 0.0);
+    const cv::Mat requantized = nft::detection::dequantizeDescriptors(nft::detection::quantizeDescriptors(original[i]));
+    EXPECT_EQ(cv::norm(descriptors, requantized, cv::NORM_INF), 0.0);
+    // The whole model: the same image, keypoints, patches.
+    const nft::detection::TargetModel m = s.decode();
+    EXPECT_EQ(s.decodeCount(), 2);
+    ASSERT_EQ(m.image.size(), p.model.image.size());
+    EXPECT_EQ(cv::norm(m.image, p.model.image, cv::NORM_INF), 0.0);
+    EXPECT_EQ(cv::norm(m.descriptors, p.model.descriptors, cv::NORM_INF), 0.0);
+    ASSERT_EQ(m.keypoints.size(), p.model.keypoints.size());
+    for (size_t k = 0; k < m.keypoints.size(); ++k)
+      ASSERT_TRUE(m.keypoints[k].angle == p.model.keypoints[k].angle && m.keypoints[k].scale == p.model.keypoints[k].scale);
+    ASSERT_EQ(m.patches.size(), p.model.patches.size());
+    EXPECT_EQ(m.patches.back().position, p.model.patches.back().position);
+  }
+  // Saved again, the compact database writes the same bytes as the plain one.
+  const fs::path a = tempFile("plain_again.nftdb"), b = tempFile("compact_again.nftdb");
+  plain.save(a.string());
+  compact.save(b.string());
+  EXPECT_EQ(nft::detection::binary::readFile(a.string(), "a"), nft::detection::binary::readFile(b.string(), "b"));
+}
+
 std::vector<unsigned char> versionOneFile(const TargetDatabase& db) {
   nft::detection::binary::Writer w;
   w.put<std::uint32_t>(static_cast<std::uint32_t>(db.size()));

@@ -16,6 +16,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "config/config.h"
+#include "detection/target_database.h"
 #include "detection/vocabulary.h"
 #include "gpu/gpu_test.h"
 #include "nft/session.h"
@@ -141,20 +142,31 @@ TEST(MultiTargetSearch, OneSessionFindsAllEightPrintsOfTheGrid) {
   }
 }
 
-class MultiTargetDetectorGridTest : public gpu::testing::GpuTest {};
+class MultiTargetDetectorGridTest : public gpu::testing::GpuTest {
+ protected:
+  /// The grid's first frame, and options as the Session builds them for targets trained on the
+  /// image alone (target.view_tilt_deg 0: the measurements below).
+  const replay::MultiTargetSequence grid{[] {
+    replay::MultiTargetSequenceOptions o;
+    o.layout = replay::MultiTargetLayout::Grid;
+    o.frames = 1;
+    return o;
+  }()};
+  const cv::Mat gray = [this] {
+    cv::Mat g;
+    cv::cvtColor(grid.render(0), g, cv::COLOR_BGR2GRAY);
+    return g;
+  }();
+  const session::PipelineOptions options = [] {
+    config::Config config;
+    config.target.viewTiltDeg = 0;
+    return session::pipelineOptions(config);
+  }();
+};
 
 TEST_F(MultiTargetDetectorGridTest, ASmallDatabaseVerifiesEveryTarget) {
   // The grid's first frame, no print tracked, the recogniser built as the Session builds it,
   // from targets trained on the image alone (target.view_tilt_deg 0: the measurement below).
-  replay::MultiTargetSequenceOptions o;
-  o.layout = replay::MultiTargetLayout::Grid;
-  o.frames = 1;
-  const replay::MultiTargetSequence grid(o);
-  cv::Mat gray;
-  cv::cvtColor(grid.render(0), gray, cv::COLOR_BGR2GRAY);
-  config::Config config;
-  config.target.viewTiltDeg = 0;
-  const session::PipelineOptions options = session::pipelineOptions(config);
   std::vector<std::shared_ptr<const detection::TargetModel>> models;
   std::vector<cv::Mat> all;
   for (const replay::MultiTargetPrint& p : grid.prints()) {
@@ -222,6 +234,76 @@ TEST_F(MultiTargetDetectorGridTest, ASmallDatabaseVerifiesEveryTarget) {
   EXPECT_THROW(MultiTargetDetector(caps(), calibration, vocabulary, models.front()->descriptorType,
                                    models.front()->orientation, bad),
                std::invalid_argument);
+}
+
+TEST_F(MultiTargetDetectorGridTest, CompactDatabaseTargetsAreDecodedOnlyWhenVerifiedAndFindTheSame) {
+  // The grid's prints as a database file (issue 33, item 6): loaded compact (the Session's way)
+  // and decoded (every model in memory), two recognisers on the grid's first frame must find the
+  // same prints at the same corners, and the compact one decodes the descriptors of the targets
+  // it verifies only: none before a search, then only those verified, and none again for the
+  // next search of the same shortlist.
+  std::vector<std::pair<std::string, detection::TargetModel>> trained;
+  for (const replay::MultiTargetPrint& p : grid.prints())
+    trained.emplace_back(p.name, session::trainTargetImage(p.image, p.name, options, caps()).model);
+  const std::string path = ::testing::TempDir() + "nft_grid_compact.nftdb";
+  detection::TargetDatabase::build(std::move(trained)).save(path);
+  const detection::TargetDatabase decoded = detection::TargetDatabase::load(path);
+  detection::TargetDatabaseLoadOptions compactOptions;
+  compactOptions.keepCompact = true;
+  const detection::TargetDatabase compact = detection::TargetDatabase::load(path, compactOptions);
+  const CameraCalibration calibration = session::cameraCalibration(config::Config{}.camera, grid.frameSize());
+  for (const int verifyAllUpTo : {0, 8}) {
+    MultiTargetDetectorOptions mo;
+    mo.lane = options.tracker.detection;
+    mo.shortlist = options.shortlist;
+    mo.verifyAllUpTo = verifyAllUpTo;
+    const detection::TargetModel& first = decoded.targets().front().model;
+    MultiTargetDetector a(caps(), calibration, decoded.vocabulary(), first.descriptorType, first.orientation, mo);
+    MultiTargetDetector b(caps(), calibration, compact.vocabulary(), first.descriptorType, first.orientation, mo);
+    std::vector<int> decodesBefore;
+    for (int k = 0; k < decoded.size(); ++k) {
+      const detection::DatabaseTarget& d = decoded.targets()[static_cast<size_t>(k)];
+      const detection::DatabaseTarget& c = compact.targets()[static_cast<size_t>(k)];
+      ASSERT_TRUE(c.stored) << c.name;
+      EXPECT_TRUE(c.model.keypoints.empty() && c.model.image.empty()) << "kept compact, not decoded";
+      a.addTarget(k, std::make_shared<const detection::TargetModel>(d.model), d.words);
+      b.addTarget(k, c.stored, c.words);
+      decodesBefore.push_back(c.stored->decodeCount());
+    }
+    EXPECT_EQ(b.decodedTargets(), 0) << "nothing decoded before a search";
+    const std::vector<TargetDetection> fa = a.detect(gray, {}, {}, 8);
+    const std::vector<TargetDetection> fb = b.detect(gray, {}, {}, 8);
+    ASSERT_FALSE(fa.empty());
+    ASSERT_EQ(fa.size(), fb.size()) << "verifyAllUpTo " << verifyAllUpTo;
+    for (size_t i = 0; i < fa.size(); ++i) {
+      EXPECT_EQ(fa[i].target, fb[i].target);
+      EXPECT_EQ(fa[i].detection.inliers, fb[i].detection.inliers);
+      for (size_t c = 0; c < 4; ++c) EXPECT_EQ(fa[i].detection.corners[c], fb[i].detection.corners[c]);
+    }
+    // Decoded: exactly the targets the search verified (the shortlist up to the last one tried).
+    int decodes = 0, targetsDecoded = 0;
+    for (int k = 0; k < compact.size(); ++k) {
+      const int n = compact.targets()[static_cast<size_t>(k)].stored->decodeCount() - decodesBefore[static_cast<size_t>(k)];
+      EXPECT_LE(n, 1) << "a target's descriptors are decoded once a search";
+      decodes += n;
+      targetsDecoded += n > 0;
+    }
+    EXPECT_EQ(b.decodedTargets(), targetsDecoded);
+    if (verifyAllUpTo == 0) {
+      EXPECT_GE(decodes, 1);
+      EXPECT_LE(decodes, mo.shortlist) << "only the shortlist is decoded, not the database";
+    } else {
+      EXPECT_EQ(decodes, 8) << "a small database verifies every print";
+    }
+    // The same search again: the decoded descriptors are kept (kDecodedTargets), nothing decoded.
+    b.detect(gray, {}, {}, 8);
+    int again = 0;
+    for (int k = 0; k < compact.size(); ++k)
+      again += compact.targets()[static_cast<size_t>(k)].stored->decodeCount() - decodesBefore[static_cast<size_t>(k)];
+    EXPECT_EQ(again, decodes);
+    b.removeTarget(fb.front().target);
+    EXPECT_EQ(b.decodedTargets(), targetsDecoded - 1) << "a removed target's descriptors are dropped";
+  }
 }
 
 }  // namespace

@@ -129,11 +129,11 @@ class Session {
   /// in place). @throws as the cv::Mat overload, and as process(const ImageView&) for a bad view.
   TargetId addTargetFromFrame(const ImageView& frame, const std::vector<cv::Point2f>& quad,
                               const std::string& name = "", double widthMetres = 0.0);
-  /// Adds every target of a target database (.nftdb, made by nft_train --database: trained
-  /// models with their names and widths, and the visual words that recognise them among each
-  /// other). With several targets the Session recognises which are in view (a shortlist from an
-  /// inverted index over visual words, then matching of the shortlisted only) and tracks up to
-  /// config tracking.max_targets at once.
+  /// Adds every target of a target database (.nftdb of nft_train --database: models, names, widths, visual words).
+  /// With several targets the Session recognises which are in view (an inverted index's shortlist, matching of those
+  /// only) and tracks up to config tracking.max_targets at once. A version 2 file stays memory-mapped, its targets
+  /// compact until verified or found (1001 targets: 198 MB of process, not 392; docs/results.md): while the Session
+  /// lives, leave the file in place or replace it by renaming a new file over it.
   /// @return the new targets' ids, in the database's order.
   /// @throws nft::InputError naming the file when it is missing, truncated, corrupt or of another
   ///   version, or a target whose name is already taken in this Session.

@@ -1,0 +1,44 @@
+#pragma once
+// A file's bytes, memory-mapped read-only where the platform has POSIX mmap (Linux, Android,
+// macOS, iOS; emscripten emulates it by reading), read into memory elsewhere. A target database
+// (target_database.h) keeps its file mapped so that the targets not being tracked or verified
+// cost no resident memory: their pages are read from the file again when they are decoded, and
+// released after (issue 33, item 6: a 1,000-target database within 200 MB of process memory).
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace nft::detection {
+
+/// The bytes of one file, read-only, for the object's lifetime. Not copyable or movable (the
+/// targets decoded from it hold a shared_ptr to it). A mapped file must not be truncated by
+/// another process while mapped (reading past its new end raises SIGBUS); the files this project
+/// writes are replaced by renaming a new file over them (binary::writeAtomically), which leaves
+/// the mapped one as it was.
+class MappedFile {
+ public:
+  /// Maps (or reads) `path`; `what` names the kind of file in errors.
+  /// @throws std::runtime_error "cannot open <what> '<path>': <reason>".
+  MappedFile(const std::string& path, const std::string& what);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  const unsigned char* data() const { return data_; }
+  size_t size() const { return size_; }
+  /// True when the bytes are a memory mapping (release() frees memory), false when read.
+  bool mapped() const { return mapped_; }
+  /// Drops the whole pages within [begin, begin + bytes) (a range of data()) from the process's
+  /// resident memory: madvise(MADV_DONTNEED) on the mapping; the kernel reads them from the file
+  /// again when they are next touched. Nothing when the file was read into memory.
+  void release(const unsigned char* begin, size_t bytes) const;
+
+ private:
+  const unsigned char* data_ = nullptr;
+  size_t size_ = 0;
+  bool mapped_ = false;
+  std::vector<unsigned char> read_;  // the bytes, where the file is not mapped
+};
+
+}  // namespace nft::detection

@@ -1,0 +1,43 @@
+#include "detection/stored_target.h"
+
+#include <utility>
+
+#include "detection/binary_io.h"
+#include "detection/compact_target.h"
+
+namespace nft::detection {
+
+StoredTarget::StoredTarget(std::shared_ptr<const MappedFile> file, const unsigned char* record, size_t bytes,
+                           std::string what, std::string name, const TargetModel& decoded)
+    : file_(std::move(file)),
+      record_(record),
+      bytes_(bytes),
+      what_(std::move(what)),
+      name_(std::move(name)),
+      imageSize_(decoded.image.size()),
+      originalScale_(decoded.originalScale),
+      widthMetres_(decoded.widthMetres),
+      descriptorType_(decoded.descriptorType),
+      orientation_(decoded.orientation),
+      tiltedKeypoints_(decoded.tiltedKeypoints),
+      patchCount_(static_cast<int>(decoded.patches.size())),
+      quality_(decoded.quality) {
+  points_.reserve(decoded.keypoints.size());
+  for (const Keypoint& k : decoded.keypoints) points_.emplace_back(k.x, k.y);
+}
+
+TargetModel StoredTarget::decodeRecord(bool image) const {
+  ++decodes_;
+  binary::Reader reader(record_, bytes_, what_);
+  TargetModel model = decodeCompactTarget(reader, name_, image);
+  // The record's pages go back to the file: a target decoded now and then costs no memory
+  // between decodes (its decoded model is the caller's).
+  file_->release(record_, bytes_);
+  return model;
+}
+
+TargetModel StoredTarget::decode() const { return decodeRecord(true); }
+
+cv::Mat StoredTarget::decodeDescriptors() const { return decodeRecord(false).descriptors; }
+
+}  // namespace nft::detection

@@ -1,0 +1,78 @@
+#pragma once
+// A target of a database kept compact in memory: its record (compact_target.h) stays in the
+// database's file, memory-mapped (mapped_file.h), and only what recognition needs at all times
+// is resident: the image size, metres per pixel, the keypoints' positions (the inverted index
+// and RANSAC) and the descriptor kind. The recogniser decodes the descriptors of a target it
+// verifies (tracker/multi_target_detector.h), the session the whole model of a target it found
+// (session/target_tracking.h). Issue 33, item 6: decoded at load, a 300-keypoint target costs
+// about 223 KB of memory (the working image, f32 descriptors), and 1,000 of them 220 MB on top of
+// the 170 MB process; compact, about 5 KB (docs/results.md, "Several targets").
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "detection/mapped_file.h"
+#include "detection/target_model.h"
+
+namespace nft::detection {
+
+/// One target of a loaded database (TargetDatabase::load with keepCompact), decoded on demand.
+/// Immutable after construction; decode() and decodeDescriptors() may run on several threads at
+/// once (the asynchronous recogniser's worker and the session's thread).
+class StoredTarget {
+ public:
+  /// Keeps `file` and the record of `bytes` bytes at `record` (within file's bytes, checked by
+  /// the caller's CRC and decoded once as `decoded`, the summary's source). `what` and `name`
+  /// name it in errors.
+  StoredTarget(std::shared_ptr<const MappedFile> file, const unsigned char* record, size_t bytes, std::string what,
+               std::string name, const TargetModel& decoded);
+
+  const std::string& name() const { return name_; }
+  cv::Size imageSize() const { return imageSize_; }             ///< working image, pixels
+  double originalScale() const { return originalScale_; }       ///< TargetModel::originalScale
+  double widthMetres() const { return widthMetres_; }           ///< TargetModel::widthMetres
+  double metresPerPixel() const { return imageSize_.width > 0 ? widthMetres_ / imageSize_.width : 0.0; }
+  DescriptorType descriptorType() const { return descriptorType_; }
+  Orientation orientation() const { return orientation_; }
+  /// Keypoint positions, working-image pixels, in the order of TargetModel::keypoints.
+  const std::vector<cv::Point2f>& points() const { return points_; }
+  int keypointCount() const { return static_cast<int>(points_.size()); }
+  int tiltedKeypoints() const { return tiltedKeypoints_; }       ///< TargetModel::tiltedKeypoints
+  int frontalKeypoints() const { return keypointCount() - tiltedKeypoints_; }
+  int patchCount() const { return patchCount_; }
+  const TargetQuality& quality() const { return quality_; }
+
+  /// The whole model, as TargetDatabase::load without keepCompact gives it (the same bits).
+  /// @throws std::runtime_error naming the file and target if the record no longer decodes.
+  TargetModel decode() const;
+  /// The descriptors only: keypointCount() × descriptorLength(descriptorType()) CV_32F unit rows,
+  /// dequantizeDescriptors() of the stored 8-bit rows (the image is not decoded).
+  /// @throws std::runtime_error as decode().
+  cv::Mat decodeDescriptors() const;
+  /// How many times decode() or decodeDescriptors() ran on this target (an observable for the
+  /// tests and the memory report: a target never verified nor found is never decoded).
+  int decodeCount() const { return decodes_.load(); }
+
+ private:
+  TargetModel decodeRecord(bool image) const;
+
+  std::shared_ptr<const MappedFile> file_;
+  const unsigned char* record_;
+  size_t bytes_;
+  std::string what_, name_;
+  cv::Size imageSize_;
+  double originalScale_, widthMetres_;
+  DescriptorType descriptorType_;
+  Orientation orientation_;
+  std::vector<cv::Point2f> points_;
+  int tiltedKeypoints_, patchCount_;
+  TargetQuality quality_;
+  mutable std::atomic<int> decodes_{0};
+};
+
+}  // namespace nft::detection
