@@ -106,6 +106,20 @@ bool makeOnDisplay(EGLDisplay display, const std::string& label,
   return true;
 }
 
+}  // namespace
+
+bool offersEglDeviceEnumeration(const char* clientExtensions) {
+  // NVIDIA's driver names only EGL_EXT_device_base, the older extension that is
+  // EGL_EXT_device_enumeration plus EGL_EXT_device_query in one (EGL_EXT_device_enumeration's
+  // spec, "Dependencies"); Mesa names both. Asking for device_enumeration alone missed every
+  // NVIDIA GPU (seen on an H100, driver 580).
+  return hasToken(clientExtensions, "EGL_EXT_platform_device") &&
+         (hasToken(clientExtensions, "EGL_EXT_device_enumeration") ||
+          hasToken(clientExtensions, "EGL_EXT_device_base"));
+}
+
+namespace {
+
 struct DeviceList {
   std::vector<EGLDeviceEXT> devices;
   std::string error;  // why enumeration is impossible; empty when it worked
@@ -113,9 +127,8 @@ struct DeviceList {
 
 DeviceList enumerateDevices(const char* clientExtensions) {
   DeviceList list;
-  if (!hasToken(clientExtensions, "EGL_EXT_platform_device") ||
-      !hasToken(clientExtensions, "EGL_EXT_device_enumeration")) {
-    list.error = "EGL_EXT_platform_device / EGL_EXT_device_enumeration not offered by libEGL";
+  if (!offersEglDeviceEnumeration(clientExtensions)) {
+    list.error = "EGL_EXT_platform_device with EGL_EXT_device_enumeration (or EGL_EXT_device_base) not offered by libEGL";
     return list;
   }
   auto queryDevices = eglProc<PFNEGLQUERYDEVICESEXTPROC>("eglQueryDevicesEXT");

@@ -13,7 +13,8 @@ enum class EglPlatform {
   Auto,         ///< NFT_EGL_PLATFORM if set, else: hardware EGL device, surfaceless, any device,
                 ///< default display with a pbuffer — the first that gives an ES 2.0 context.
   Surfaceless,  ///< EGL_MESA_platform_surfaceless (Mesa; llvmpipe when there is no GPU).
-  Device,       ///< EGL_EXT_platform_device over EGL_EXT_device_enumeration (NVIDIA, Mesa).
+  Device,       ///< EGL_EXT_platform_device over EGL_EXT_device_enumeration or EGL_EXT_device_base
+                ///< (Mesa, NVIDIA).
   Default,      ///< eglGetDisplay(EGL_DEFAULT_DISPLAY) with a 1×1 pbuffer surface.
 };
 
@@ -23,6 +24,12 @@ std::string_view toString(EglPlatform platform);
 /// Parses "auto" | "surfaceless" | "device" | "default".
 /// @throws std::invalid_argument naming the value and the allowed ones.
 EglPlatform parseEglPlatform(std::string_view name);
+
+/// Whether an EGL client-extension string (eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS): tokens
+/// separated by single spaces; nullptr allowed) offers what EglPlatform::Device needs:
+/// EGL_EXT_platform_device and device enumeration, named EGL_EXT_device_enumeration (Mesa) or
+/// EGL_EXT_device_base (NVIDIA: enumeration and query in one). Whole tokens only. Throws nothing.
+bool offersEglDeviceEnumeration(const char* clientExtensions);
 
 /// Options of Context::createHeadless().
 struct ContextOptions {

@@ -14,8 +14,13 @@ uniform vec2 u_codec;
 #define NFT_CODEC_ALPHA 1
 #endif
 
-// Encodes `value` (precondition: -128 <= value < 128) as a texel colour.
+// Encodes `value` (precondition: -128 <= value < 128) as a texel colour. Values outside are
+// saturated to [-128, 128 - 2^-p]: a value an ulp under 128 that a GPU's arithmetic rounds up to
+// 128.0 must stay 127.99.., not wrap to 127.0 (seen on an NVIDIA H200). Inside, the clamp changes
+// nothing: the C++ encoder's bytes are the same. (128 - 2^-p is 128.0 itself for p > 17, so the
+// bound is at most 128 - 2^-17, the largest float under 128.)
 vec4 nft_encode_float(float value, vec2 codec) {
+  value = clamp(value, -128.0, 128.0 - max(codec.y, 1.0 / 131072.0));
   // The fraction as an integer in [0, 2^p).
   float fraction = floor(fract(value) * codec.x);
   vec4 c;

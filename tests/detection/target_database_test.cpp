@@ -314,6 +314,7 @@ TEST(TargetDatabase, TheVocabularyIsTrainedOnTheTargetsOwnViews) {
 
 TEST(TargetDatabase, BadFilesAreErrorsNamingTheFileAndNothingIsHalfWritten) {
   NFT_REQUIRE_DATA("oxford/graf/img1.png");
+  NFT_REQUIRE_DATA("oxford/boat/img1.png");  // threeTargets() reads graf, boat and wall
   auto targets = threeTargets();
   targets.resize(2);
   const TargetDatabase db = TargetDatabase::build(targets);

@@ -96,3 +96,19 @@ TEST(Context, ParsesPlatformNames) {
 
 }  // namespace
 }  // namespace nft::gpu
+
+// The device platform's gate: Mesa names EGL_EXT_device_enumeration, NVIDIA's driver only
+// EGL_EXT_device_base (client extensions read off an H100, driver 580.159.04).
+TEST(Context, DevicePlatformAcceptsDeviceBaseOrDeviceEnumeration) {
+  EXPECT_TRUE(nft::gpu::offersEglDeviceEnumeration(
+      "EGL_EXT_platform_base EGL_EXT_device_base EGL_KHR_client_get_all_proc_addresses "
+      "EGL_EXT_client_extensions EGL_KHR_debug EGL_KHR_platform_x11 EGL_EXT_platform_x11 "
+      "EGL_EXT_platform_device EGL_MESA_platform_surfaceless EGL_EXT_explicit_device"));
+  EXPECT_TRUE(nft::gpu::offersEglDeviceEnumeration(
+      "EGL_EXT_device_base EGL_EXT_device_enumeration EGL_EXT_device_query EGL_EXT_platform_base "
+      "EGL_EXT_platform_device EGL_MESA_platform_surfaceless"));
+  EXPECT_FALSE(nft::gpu::offersEglDeviceEnumeration("EGL_EXT_device_base EGL_EXT_platform_base"));
+  EXPECT_FALSE(nft::gpu::offersEglDeviceEnumeration("EGL_EXT_platform_device EGL_EXT_device_query"));
+  EXPECT_FALSE(nft::gpu::offersEglDeviceEnumeration("EGL_EXT_platform_device EGL_EXT_device_base_x"));
+  EXPECT_FALSE(nft::gpu::offersEglDeviceEnumeration(nullptr));
+}
