@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "detection/target_model_io.h"
 #include "detection/target_quality.h"
 
@@ -47,7 +49,8 @@ class TargetModelFile : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
-           ("nft_model_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+           ("nft_model_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+            std::to_string(::getpid()));  // two builds (release, asan) testing at once on one machine must not share it
     std::filesystem::create_directories(dir_);
     path_ = (dir_ / "target.nftm").string();
   }

@@ -6,14 +6,19 @@
 #include <filesystem>
 #include <set>
 
+#include <unistd.h>
+
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
 
 #include "detection/target_database.h"
 #include "gpu/capabilities.h"
 #include "nft/nft.h"
+#include "detection/stored_target.h"
 #include "session/pipeline_options.h"
 #include "session/target_loader.h"
+#include "session/target_tracking.h"
 #include "support/synchronous_session.h"
 #include "support/test_data.h"
 
@@ -121,6 +126,72 @@ TEST(SessionTargets, LoadsADatabaseAndTracksAsWithImages) {
   }
   EXPECT_EQ(session.targets().size(), 5u) << "nothing was added";
   EXPECT_THROW(session.loadDatabase("/no/such.nftdb"), nft::InputError);
+}
+
+
+// A database target kept compact has its model decoded when found and dropped again once more
+// than kKeptLostModels (4) other database targets were found after it was lost
+// (TargetTracking::releaseLostModels): six prints shown one after another, the first is decoded
+// again when it comes back, the fifth (among the last four lost) is not, and both are found.
+TEST(SessionTargets, LostDatabaseTargetsGiveTheirModelsBackButForTheLastFour) {
+  NFT_REQUIRE_DATA("video/tmt_bookI/target.png");
+  NFT_REQUIRE_DATA("oxford/bikes/img1.png");
+  const std::vector<std::pair<std::string, std::string>> prints = {
+      {"graf", "oxford/graf/img1.png"},  {"boat", "oxford/boat/img1.png"},   {"wall", "oxford/wall/img1.png"},
+      {"bikes", "oxford/bikes/img1.png"}, {"cover", "video/cmu_book/cv_cover.jpg"}, {"book", "video/tmt_bookI/target.png"}};
+  nft::Session context;  // a GL context, current on this thread, for the lanes
+  nft::config::Config config;
+  config.tracking.asyncDetection = nft::config::AsyncDetection::Off;
+  const nft::session::PipelineOptions options = nft::session::pipelineOptions(config);
+  const nft::gpu::Capabilities caps = nft::gpu::probeCapabilities();
+  std::vector<std::pair<std::string, nft::detection::TargetModel>> models;
+  for (const auto& [name, file] : prints)
+    models.emplace_back(name, nft::session::loadTarget((nft::testing::dataDir() / file).string(), options, caps).model);
+  const fs::path path = fs::temp_directory_path() / ("nft_six_" + std::to_string(::getpid()) + ".nftdb");
+  nft::detection::TargetDatabase::build(models).save(path.string());
+  nft::detection::TargetDatabase db = nft::detection::TargetDatabase::load(path.string(), {/*keepCompact=*/true});
+  std::vector<std::shared_ptr<const nft::detection::StoredTarget>> stored;
+  for (const auto& t : db.targets()) stored.push_back(t.stored);
+  ASSERT_TRUE(stored.front() != nullptr);
+
+  nft::session::TargetTracking tracking(options);
+  const std::vector<nft::TargetId> ids = tracking.addDatabase(std::move(db), path.string());
+  const cv::Size frameSize(640, 480);
+  tracking.setCalibration(nft::tracker::defaultCalibration(frameSize), caps);
+  // Print k, 400 pixels wide, in the middle of a plain frame; blank frames between prints.
+  auto frameOf = [&](int k) {
+    cv::Mat frame(frameSize, CV_8UC3, cv::Scalar(128, 128, 128));
+    if (k < 0) return frame;
+    const cv::Mat image = cv::imread((nft::testing::dataDir() / prints[static_cast<size_t>(k)].second).string());
+    cv::Mat scaled;
+    const double f = std::min(400.0 / image.cols, 400.0 / image.rows);
+    cv::resize(image, scaled, cv::Size(), f, f, cv::INTER_AREA);
+    scaled.copyTo(frame(cv::Rect((frameSize.width - scaled.cols) / 2, (frameSize.height - scaled.rows) / 2, scaled.cols, scaled.rows)));
+    return frame;
+  };
+  // Shows print k for four frames and three blank ones; returns on how many of the four it was found.
+  auto show = [&](int k) {
+    int found = 0;
+    for (int i = 0; i < 7; ++i) {
+      nft::FrameResult result;
+      tracking.track(frameOf(i < 4 ? k : -1), result);
+      for (const nft::TargetResult& t : result.targets) {
+        if (t.found && i < 4) found += t.id == ids[static_cast<size_t>(k)] ? 1 : 0;
+        if (t.found) {
+          EXPECT_EQ(t.id, ids[static_cast<size_t>(k)]) << "print " << k << ", frame " << i << ": " << t.name;
+        }
+      }
+    }
+    return found;
+  };
+  for (int k = 0; k < 6; ++k) EXPECT_GE(show(k), 3) << prints[static_cast<size_t>(k)].first;
+  const int firstBefore = stored[0]->decodeCount(), fifthBefore = stored[4]->decodeCount();
+  EXPECT_GE(firstBefore, 1);
+  EXPECT_GE(show(0), 3) << "the first print, its model given back";
+  EXPECT_EQ(stored[0]->decodeCount(), firstBefore + 1) << "decoded again when found again";
+  EXPECT_GE(show(4), 3) << "the fifth print, among the last four lost";
+  EXPECT_EQ(stored[4]->decodeCount(), fifthBefore) << "its model was kept";
+  fs::remove(path);
 }
 
 }  // namespace
