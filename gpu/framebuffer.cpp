@@ -113,12 +113,21 @@ std::vector<std::uint8_t> Framebuffer::readRgba8(const Rect& rect) const {
                    std::to_string(rect.width) + "x" + std::to_string(rect.height) + ") is not inside the " +
                    std::to_string(width_) + "x" + std::to_string(height_) + " framebuffer");
   std::vector<std::uint8_t> pixels(static_cast<size_t>(rect.width) * static_cast<size_t>(rect.height) * 4);
-  if (pixels.empty()) return pixels;
+  readInto(rect, pixels.data());
+  return pixels;
+}
+
+void Framebuffer::readRgba8Into(std::vector<std::uint8_t>& pixels) const {
+  pixels.resize(static_cast<size_t>(width_) * static_cast<size_t>(height_) * 4);
+  readInto({0, 0, width_, height_}, pixels.data());
+}
+
+void Framebuffer::readInto(const Rect& rect, std::uint8_t* pixels) const {
+  if (rect.width == 0 || rect.height == 0) return;
   bind();
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  glReadPixels(rect.x, rect.y, rect.width, rect.height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+  glReadPixels(rect.x, rect.y, rect.width, rect.height, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
   checkGl("glReadPixels");
-  return pixels;
 }
 
 }  // namespace nft::gpu

@@ -53,9 +53,15 @@ class Framebuffer {
   std::vector<std::uint8_t> readRgba8(const Rect& rect) const;
   /// The whole attachment.
   std::vector<std::uint8_t> readRgba8() const { return readRgba8({0, 0, width_, height_}); }
+  /// The whole attachment into `pixels` (resized to width() × height() × 4 bytes; its capacity
+  /// is reused, so a per-frame readback allocates nothing once the size is steady).
+  /// @throws GpuError on a GL error.
+  void readRgba8Into(std::vector<std::uint8_t>& pixels) const;
 
  private:
   void attach(const std::vector<const Texture*>& colors);
+  /// glReadPixels of `rect` (checked inside) into `pixels` (rect.width × rect.height × 4 bytes).
+  void readInto(const Rect& rect, std::uint8_t* pixels) const;
   unsigned int id_ = 0;
   int width_ = 0;
   int height_ = 0;

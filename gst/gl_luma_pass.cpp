@@ -22,7 +22,7 @@ void GlLumaPass::run(unsigned int texture, int width, int height, std::vector<st
   gl_->program.setTexture("u_texture", 0, texture);
   gl_->program.setUniform("u_size", static_cast<float>(width), static_cast<float>(height));
   gl_->quad.run(gl_->program, *gl_->framebuffer);
-  gray = gl_->framebuffer->readRgba8();
+  gl_->framebuffer->readRgba8Into(gray);  // the caller's buffer, reused frame after frame
 }
 
 }  // namespace nft::gst

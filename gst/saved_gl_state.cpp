@@ -19,7 +19,9 @@ SavedGlState::SavedGlState() {
 
 SavedGlState::~SavedGlState() {
   glBindFramebuffer(GL_FRAMEBUFFER, static_cast<GLuint>(framebuffer_));
-  glUseProgram(static_cast<GLuint>(program_));
+  // The app may have deleted its program while it was current: GL kept it until ours replaced
+  // it, and its name is gone now (glUseProgram would raise GL_INVALID_VALUE). Then none is bound.
+  glUseProgram(program_ != 0 && glIsProgram(static_cast<GLuint>(program_)) ? static_cast<GLuint>(program_) : 0);
   glBindBuffer(GL_ARRAY_BUFFER, static_cast<GLuint>(arrayBuffer_));
   glActiveTexture(GL_TEXTURE1);
   glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(textures_[1]));

@@ -1,6 +1,7 @@
 // Render-to-texture passes: every texel written and read back where the layout convention
 // of gpu/texture.h says it is.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <random>
@@ -89,6 +90,24 @@ TEST_F(PassTest, PartialReadbackReturnsThatRectangleRowByRow) {
         ASSERT_EQ(pixels[static_cast<size_t>(((y * rect.width) + x) * 4 + c)],
                   pattern(rect.x + x, rect.y + y)[static_cast<size_t>(c)]);
   EXPECT_THROW(fb.readRgba8({60, 0, 8, 1}), GpuError);
+}
+
+TEST_F(PassTest, ReadbackIntoABufferReusesItAndReadsTheWholeAttachment) {
+  const Texture target(caps(), 64, 48, TextureFormat::Rgba8);
+  const Framebuffer fb(target);
+  quad().run(QuadPass::makeProgram("pattern", {kPatternPass}), fb);
+  std::vector<std::uint8_t> pixels(5, 9);  // the wrong size: resized
+  fb.readRgba8Into(pixels);
+  ASSERT_EQ(pixels.size(), static_cast<size_t>(64 * 48 * 4));
+  for (int y = 0; y < 48; ++y)
+    for (int x = 0; x < 64; ++x)
+      for (int c = 0; c < 4; ++c)
+        ASSERT_EQ(pixels[static_cast<size_t>((y * 64 + x) * 4 + c)], pattern(x, y)[static_cast<size_t>(c)]);
+  const std::uint8_t* before = pixels.data();
+  std::fill(pixels.begin(), pixels.end(), 0);
+  fb.readRgba8Into(pixels);
+  EXPECT_EQ(pixels.data(), before) << "the buffer was reallocated";
+  EXPECT_EQ(pixels, fb.readRgba8());
 }
 
 TEST_F(PassTest, PassSamplesEachInputTexelExactly) {

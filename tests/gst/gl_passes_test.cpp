@@ -17,9 +17,13 @@
 
 #include "../gpu/gpu_test.h"
 #include "gpu/framebuffer.h"
+#include "gpu/program.h"
+#include "gpu/quad_pass.h"
+#include "gpu/shader_source.h"
 #include "gpu/texture.h"
 #include "gst/gl_colour_background.h"
 #include "gst/gl_luma_pass.h"
+#include "gst/saved_gl_state.h"
 
 namespace {
 
@@ -103,6 +107,39 @@ TEST_F(NftGlOverlayPasses, TheCompositeShowsTheInputsColourWhereTheRenderedPixel
       ASSERT_EQ(cv::Vec4b(p[0], p[1], p[2], p[3]), e) << "pixel (" << x << ", " << y << ")";
     }
   background.release();
+}
+
+
+// The app's program deleted while current lives until ours replaces it; restoring its name then
+// would raise GL_INVALID_VALUE in GStreamer's next call. SavedGlState binds none instead, and a
+// live program it binds back.
+TEST_F(NftGlOverlayPasses, SavedStateRestoresALiveProgramAndNoneForOneDeletedMeanwhile) {
+  static const nft::gpu::ShaderSource kFill{"tests/fill.frag.glsl", "void main() { gl_FragColor = vec4(1.0); }\n"};
+  const nft::gpu::Program ours = nft::gpu::QuadPass::makeProgram("ours", {kFill});
+  GLuint app = 0;
+  {
+    const nft::gpu::Program live = nft::gpu::QuadPass::makeProgram("app", {kFill});
+    app = live.id();
+    glUseProgram(app);
+    {
+      const nft::gst::SavedGlState saved;
+      glUseProgram(ours.id());
+    }
+    GLint current = 0;
+    glGetIntegerv(GL_CURRENT_PROGRAM, &current);
+    EXPECT_EQ(static_cast<GLuint>(current), app) << "a live program is bound back";
+  }  // the app deletes its program while it is current: GL keeps it until another is bound
+  ASSERT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+  ASSERT_EQ(glIsProgram(app), GL_TRUE) << "still current, so not deleted yet";
+  {
+    const nft::gst::SavedGlState saved;
+    glUseProgram(ours.id());  // the deleted program is gone for good now
+  }
+  EXPECT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+  GLint current = -1;
+  glGetIntegerv(GL_CURRENT_PROGRAM, &current);
+  EXPECT_EQ(current, 0);
+  EXPECT_EQ(glIsProgram(app), GL_FALSE);
 }
 
 }  // namespace
