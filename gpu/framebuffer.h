@@ -60,7 +60,8 @@ class Framebuffer {
 
  private:
   void attach(const std::vector<const Texture*>& colors);
-  /// glReadPixels of `rect` (checked inside) into `pixels` (rect.width × rect.height × 4 bytes).
+  /// glReadPixels of `rect` (inside the framebuffer: the callers check) into `pixels`
+  /// (rect.width × rect.height × 4 bytes).
   void readInto(const Rect& rect, std::uint8_t* pixels) const;
   unsigned int id_ = 0;
   int width_ = 0;
