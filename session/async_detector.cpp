@@ -6,12 +6,14 @@
 #include <exception>
 #include <functional>
 #include <future>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
 
 #include "detection/backend.h"
 #include "gpu/context.h"
+#include "session/target_words.h"
 
 namespace nft::session {
 namespace {
@@ -103,6 +105,10 @@ struct AsyncDetector::Impl {
   std::optional<tracker::DetectionLane> lane;
   cv::Size frameSize;
   std::optional<tracker::MultiTargetDetector> recognizer;
+  /// The compact targets of the recogniser, by id: a found one's model is decoded here.
+  std::map<int, std::shared_ptr<const detection::StoredTarget>> storedTargets;
+  /// Why the recogniser posted by setSeveral could not be built (searches rethrow it).
+  std::exception_ptr buildError;
 
   /// The capabilities the lanes are built with: the worker's own context's (made now if needed)
   /// or, for CPU lanes and replays, the caller's probe.
@@ -119,12 +125,15 @@ struct AsyncDetector::Impl {
     lane.reset();
     single.reset();
     recognizer.reset();
+    storedTargets.clear();
+    buildError = nullptr;
     context.reset();  // after the lanes: their GL objects are freed on it
     contextCaps.reset();
   }
 
   SearchOutcome search(const SearchRequest& q) {
     const auto start = std::chrono::steady_clock::now();
+    if (buildError) std::rethrow_exception(buildError);
     SearchOutcome o;
     o.frame = q.frame;
     if (lane) {
@@ -160,6 +169,8 @@ struct AsyncDetector::Impl {
         for (tracker::TargetDetection& d : found) {
           excluded.push_back(d.target);
           masks.push_back(d.detection.corners);
+          if (const auto s = storedTargets.find(d.target); s != storedTargets.end())
+            o.models[d.target] = std::make_shared<detection::TargetModel>(s->second->decode());
           o.detections.push_back(std::move(d));
         }
       }
@@ -171,6 +182,7 @@ struct AsyncDetector::Impl {
   void clear() {
     cancel();
     runThere([this] { dropLanes(); });
+    configured = false;
   }
 
   void cancel() {
@@ -189,6 +201,8 @@ struct AsyncDetector::Impl {
   std::condition_variable wake;
   std::deque<std::function<void()>> jobs;
   bool stop = false;
+  // Set by setSingle/setSeveral, dropped by clear(); read by ready(). The caller's thread only.
+  bool configured = false;
   // The outcome slot of the search in flight.
   bool pending = false;  // submitted, not yet taken
   long long pendingFrame = -1;
@@ -212,6 +226,7 @@ void AsyncDetector::setSingle(const gpu::Capabilities& caps, const tracker::Came
   if (!spec.model) throw std::invalid_argument("AsyncDetector::setSingle: no target model");
   impl_->cancel();
   Impl& s = *impl_;
+  s.configured = false;
   s.runThere([&] {
     s.dropLanes();
     const gpu::Capabilities& laneCaps = s.lanesCaps(spec.options.detection, caps);
@@ -219,38 +234,60 @@ void AsyncDetector::setSingle(const gpu::Capabilities& caps, const tracker::Came
     s.frameSize = calibration.imageSize;
     s.single = std::move(spec);
   });
+  s.configured = true;
 }
 
 void AsyncDetector::setSeveral(const gpu::Capabilities& caps, const tracker::CameraCalibration& calibration,
                                RecognizerSpec spec) {
   impl_->cancel();
   Impl& s = *impl_;
-  s.runThere([&] {
+  s.configured = false;
+  // The job owns copies of what it reads: the caller goes on (and may change its own) meanwhile.
+  auto build = [&s, caps, calibration, spec = std::move(spec)] {
     s.dropLanes();
     try {
       const gpu::Capabilities& laneCaps = s.lanesCaps(spec.options.lane, caps);
-      s.recognizer.emplace(laneCaps, calibration, spec.vocabulary, spec.type, spec.orientation, spec.options);
-      for (RecognizerSpec::Target& t : spec.targets) {
-        if (t.stored)
-          s.recognizer->addTarget(t.id, t.stored, t.words);
-        else
-          s.recognizer->addTarget(t.id, t.model, t.words);
+      const auto descriptorsOf = [](const RecognizerSpec::Target& t) {
+        return t.model ? t.model->descriptors : t.stored->decodeDescriptors();
+      };
+      detection::Vocabulary vocabulary = spec.vocabulary;
+      if (spec.trainVocabulary) {
+        std::vector<cv::Mat> descriptors;
+        std::vector<int> frontal;
+        for (const RecognizerSpec::Target& t : spec.targets) {
+          descriptors.push_back(descriptorsOf(t));
+          frontal.push_back(t.model ? t.model->frontalKeypoints() : t.stored->frontalKeypoints());
+        }
+        vocabulary = trainTargetsVocabulary(descriptors, frontal);
+      }
+      s.recognizer.emplace(laneCaps, calibration, vocabulary, spec.type, spec.orientation, spec.options);
+      for (const RecognizerSpec::Target& t : spec.targets) {
+        const std::vector<int> words =
+            spec.trainVocabulary || t.words.empty() ? vocabulary.quantize(descriptorsOf(t)) : t.words;
+        if (t.stored) {
+          s.recognizer->addTarget(t.id, t.stored, words);
+          s.storedTargets[t.id] = t.stored;
+        } else {
+          s.recognizer->addTarget(t.id, t.model, words);
+        }
       }
       s.frameSize = calibration.imageSize;
     } catch (...) {
       s.dropLanes();
-      throw;
+      if (s.delayFrames > 0) throw;
+      s.buildError = std::current_exception();  // rethrown by the next search, on the worker
     }
-  });
+  };
+  if (s.delayFrames > 0)
+    build();
+  else
+    s.post(std::move(build));
+  s.configured = true;
 }
 
 void AsyncDetector::clear() { impl_->clear(); }
 
-bool AsyncDetector::ready() const {
-  // Set and dropped only in runThere, which the caller's thread waits for: no search reads them
-  // concurrently with this read of whether they exist (a search only uses them).
-  return impl_->lane.has_value() || impl_->recognizer.has_value();
-}
+bool AsyncDetector::ready() const { return impl_->configured; }
 
 bool AsyncDetector::busy() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);

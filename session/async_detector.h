@@ -18,6 +18,7 @@
 //
 // Internal to session/; not thread-safe itself (TargetTracking calls it from the Session's thread).
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -66,6 +67,11 @@ struct SearchOutcome {
   /// Stage times of the search's detections summed, ms, and its wall-clock time, ms.
   tracker::DetectionTimings timings;
   double ms = 0;
+  /// Several targets: the models of the database targets found that are kept compact
+  /// (RecognizerSpec::Target::stored), decoded on the worker, keyed by target id — the camera
+  /// thread starts their tracking lanes without decoding them (a JPEG of the target image: most of
+  /// the 8 ms a found target's first frame took on llvmpipe). Empty for models given as models.
+  std::map<int, std::shared_ptr<detection::TargetModel>> models;
 };
 
 /// One target: its lane's model and settings (TrackerOptions::detection and the region options).
@@ -77,7 +83,7 @@ struct SingleLaneSpec {
 
 /// Several targets: the recogniser's vocabulary, descriptor kind, options and targets.
 struct RecognizerSpec {
-  detection::Vocabulary vocabulary;  ///< copies share the words and their search tree
+  detection::Vocabulary vocabulary;  ///< copies share the words and their search tree (unused with trainVocabulary)
   detection::DescriptorType type = detection::DescriptorType::Surf64;
   detection::Orientation orientation = detection::Orientation::Upright;
   tracker::MultiTargetDetectorOptions options;
@@ -89,6 +95,10 @@ struct RecognizerSpec {
     std::shared_ptr<const detection::StoredTarget> stored;
   };
   std::vector<Target> targets;
+  /// True: no vocabulary given (targets added one by one, no database's): the worker trains it
+  /// over the targets (trainTargetsVocabulary, session/target_words.h) and quantizes their words
+  /// there. A target's empty words are quantized there in any case.
+  bool trainVocabulary = false;
 };
 
 /// A detection lane or recogniser on a worker thread (or, with a delay, replayed in the caller's
@@ -112,13 +122,19 @@ class AsyncDetector {
   ///   the calling thread; the detector is then left without lanes.
   void setSingle(const gpu::Capabilities& caps, const tracker::CameraCalibration& calibration, SingleLaneSpec spec);
   /// Builds the recogniser of several targets (tracker::MultiTargetDetector) with every target of
-  /// `spec`, replacing whatever was there; a search in flight is cancelled.
-  /// @throws what MultiTargetDetector's constructor and addTarget throw, as setSingle.
+  /// `spec`, replacing whatever was there; a search in flight is cancelled. With a worker the
+  /// recogniser is built there and this returns at once (a 1,001-target database's took 31-40 ms
+  /// of the camera thread's first frame on llvmpipe); the first search runs after it.
+  /// @throws with a delay (no worker): what MultiTargetDetector's constructor and addTarget throw,
+  ///   as setSingle. With a worker such an error is thrown by the poll() that would have handed
+  ///   out the next search's outcome (the recogniser is then absent, and every search throws it
+  ///   again until the next setSeveral or setSingle).
   void setSeveral(const gpu::Capabilities& caps, const tracker::CameraCalibration& calibration, RecognizerSpec spec);
   /// Cancels a search in flight and destroys the lanes and the worker's GL context (GL context
   /// loss: Session::releaseGpu; or no target left).
   void clear();
-  /// True when setSingle or setSeveral built lanes (and clear() has not dropped them).
+  /// True after setSingle or setSeveral (the lanes built, or being built on the worker) until
+  /// clear().
   bool ready() const;
 
   /// True while a search was submitted and its outcome not yet taken by poll(): no other can be

@@ -9,6 +9,7 @@
 
 #include "nft/error.h"
 #include "session/target_loader.h"
+#include "session/target_words.h"
 
 namespace nft::session {
 namespace {
@@ -264,18 +265,13 @@ tracker::MultiTargetDetectorOptions TargetTracking::recognizerOptions() const {
 
 void TargetTracking::ensureWords() {
   if (!vocabulary_) {
-    // Words for the targets added one by one: a small tree over all their descriptors (a
-    // database brings its own, trained by nft_train over the whole database).
-    std::vector<cv::Mat> all;
+    std::vector<cv::Mat> descriptors;
+    std::vector<int> frontal;
     for (const Target& t : targets_) {
-      const int frontal = t.model ? t.model->frontalKeypoints() : t.stored->frontalKeypoints();
-      all.push_back(descriptorsOf(t).rowRange(0, frontal));
+      descriptors.push_back(descriptorsOf(t));
+      frontal.push_back(t.model ? t.model->frontalKeypoints() : t.stored->frontalKeypoints());
     }
-    cv::Mat descriptors;
-    cv::vconcat(all, descriptors);
-    detection::VocabularyOptions vo;
-    vo.depth = descriptors.rows > 20000 ? 3 : 2;
-    vocabulary_ = detection::Vocabulary::train(descriptors, vo);
+    vocabulary_ = trainTargetsVocabulary(descriptors, frontal);
     for (Target& t : targets_) t.words.clear();
     recognizer_.reset();
   }
@@ -321,11 +317,12 @@ void TargetTracking::rebuildLanes() {
   if (single_ && single_->hasTarget() && options_.tracker.trackingEnabled)
     startLane(targets_.front(), *single_->lastHomography());
   single_.reset();
-  ensureWords();
   const detection::DescriptorType type = typeOf(targets_.front());
   const detection::Orientation orientation = orientationOf(targets_.front());
-  if (async_) {  // the recogniser of every target, rebuilt in the worker
-    RecognizerSpec spec{*vocabulary_, type, orientation, recognizerOptions(), {}};
+  if (async_) {  // the recogniser of every target, rebuilt in the worker (and the words, when no
+                 // database brought them: 34 ms of the first frame for cmu_book's five targets)
+    RecognizerSpec spec{vocabulary_ ? *vocabulary_ : detection::Vocabulary(), type, orientation, recognizerOptions(), {}};
+    spec.trainVocabulary = !vocabulary_;
     // A database target goes compact even when decoded here (the recogniser decodes and drops
     // the descriptors it verifies); the others as their model.
     for (const Target& t : targets_)
@@ -333,6 +330,7 @@ void TargetTracking::rebuildLanes() {
     async_->setSeveral(*caps_, *calibration_, std::move(spec));
     return;
   }
+  ensureWords();
   if (!recognizer_) {
     for (Target& t : targets_) t.recognized = false;
     recognizer_.emplace(*caps_, *calibration_, *vocabulary_, type, orientation, recognizerOptions());
@@ -489,6 +487,8 @@ void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
         if (!index || std::find(found.begin(), found.end(), d.target) != found.end()) continue;
         if (static_cast<int>(found.size()) >= options_.maxTargets) break;
         Target& t = targets_[*index];
+        if (!t.model)  // a compact database target: decoded on the worker
+          if (const auto m = o->models.find(d.target); m != o->models.end()) t.model = m->second;
         startLane(t, d.detection.homography, carrySearchPx(o->frame));
         tracker::TrackResult carried = t.lane->track(framePyramid());
         addTracking(result.timings, carried.timings.tracking);
