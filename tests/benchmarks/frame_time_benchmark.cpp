@@ -4,20 +4,32 @@
 // their 30 frames/s as a camera gives them (the worker then has the time between frames, as in an
 // app; unpaced, it would only compete with the camera thread):
 //   tmt_bookI (800×600, 531 frames), cmu_book (640×480, 641), opencv-doc's box.mp4 (640×480, 455,
-//   fast hand-held motion; the box's top face, tests/tracker/box_video.h), and cmu_book with four
-//   more targets (the other targets searched for every tracking.search_every frames).
-// Counters: p50_ms, p90_ms, p99_ms, max_ms of process() (nearest rank), found_pct (frames where
-// the clip's target was reported found) and searches (frames with a search in flight, async).
+//   fast hand-held motion; the box's top face, tests/tracker/box_video.h), cmu_book with four
+//   more targets (the other targets searched for every tracking.search_every frames), and, when
+//   NFT_FRAME_TIME_DATABASE names a .nftdb holding cv_cover (e.g. cv_cover among 1,000
+//   distractors: docs/results.md), cmu_book against that database.
+// Each clip is played NFT_FRAME_TIME_REPEATS times (default 3), each time in a new Session.
+// Counters: p50_ms, p90_ms, p99_ms, max_ms of process() over every frame of every run (nearest
+// rank); min_runs_p50_ms ... min_runs_max_ms, the same over the clip's frames of each frame's
+// fastest run — what the frame itself costs: a shared 2-core VM stalls a thread for 5-40 ms now
+// and then (steal time), on random frames, so a frame slow in every run is ours, one slow in one
+// run is the machine's; found_pct (frames where the clip's target was reported found, all runs)
+// and searches (frames with a search in flight, async, all runs). BM_ReferenceWorkload gives the
+// same counters for a fixed 2.5-ms computation played at the same pace: how much of p99 and max
+// the machine itself adds to a job that never changes.
 // Run: build/release/tests/benchmarks/nft_frame_time_benchmark   (needs ../shared/data and
-//      opencv-doc; about 2 minutes: every clip is played at 30 frames/s, twice)
+//      opencv-doc; about 8 minutes: every clip is played at 30 frames/s, twice, three times)
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,13 +47,30 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-enum Clip { kTmtBook, kCmuBook, kBox, kCmuBookAmongFive };
-const char* const kClipNames[] = {"tmt_bookI", "cmu_book", "box", "cmu_book_among_five"};
+enum Clip { kTmtBook, kCmuBook, kBox, kCmuBookAmongFive, kCmuBookAmongDatabase };
+const char* const kClipNames[] = {"tmt_bookI", "cmu_book", "box", "cmu_book_among_five", "cmu_book_among_database"};
 
 struct ClipData {
   std::vector<cv::Mat> frames;
   std::vector<std::pair<cv::Mat, std::string>> targets;  // the first is the one scored
+  std::string database;                                  // or a .nftdb, scored on kDatabaseTarget
 };
+
+const char* const kDatabaseTarget = "cv_cover";
+
+/// NFT_FRAME_TIME_DATABASE, or "" when unset.
+std::string databasePath() {
+  const char* p = std::getenv("NFT_FRAME_TIME_DATABASE");
+  return p ? p : "";
+}
+
+/// NFT_FRAME_TIME_REPEATS (>= 1), default 3.
+int repeats() {
+  const char* r = std::getenv("NFT_FRAME_TIME_REPEATS");
+  const int n = r ? std::atoi(r) : 3;
+  if (n < 1) throw std::invalid_argument(std::string("NFT_FRAME_TIME_REPEATS: expected an integer >= 1, got '") + r + "'");
+  return n;
+}
 
 std::vector<cv::Mat> readVideo(const fs::path& path) {
   cv::VideoCapture video(path.string());
@@ -81,6 +110,10 @@ const ClipData& clip(Clip c) {
         d.targets.emplace_back(readImage(opencvData / "fruits.jpg"), "fruits");
       }
       break;
+    case kCmuBookAmongDatabase:
+      d.frames = readVideo(data / "video/cmu_book/book.mp4");
+      d.database = databasePath();
+      break;
     case kBox: {
       const fs::path video = nft::testing::unpackBoxVideo(fs::temp_directory_path() / "nft_frame_time_benchmark");
       d.frames = readVideo(video);
@@ -97,20 +130,51 @@ double rank(std::vector<double> v, double q) {
   return v[std::clamp<size_t>(r, 1, v.size()) - 1];
 }
 
+/// Per-frame times of several runs of the same frames: every run's, and each frame's fastest.
+struct RunTimes {
+  std::vector<double> all;
+  std::vector<double> fastest;  // per frame index
+
+  void add(size_t frame, double ms) {
+    all.push_back(ms);
+    if (fastest.size() <= frame) fastest.resize(frame + 1, std::numeric_limits<double>::infinity());
+    fastest[frame] = std::min(fastest[frame], ms);
+  }
+
+  void report(benchmark::State& state) const {
+    state.counters["p50_ms"] = rank(all, 0.50);
+    state.counters["p90_ms"] = rank(all, 0.90);
+    state.counters["p99_ms"] = rank(all, 0.99);
+    state.counters["max_ms"] = rank(all, 1.0);
+    state.counters["min_runs_p50_ms"] = rank(fastest, 0.50);
+    state.counters["min_runs_p90_ms"] = rank(fastest, 0.90);
+    state.counters["min_runs_p99_ms"] = rank(fastest, 0.99);
+    state.counters["min_runs_max_ms"] = rank(fastest, 1.0);
+  }
+};
+
 void BM_FrameTime(benchmark::State& state) {
   nft::benchmarks::benchmarkGpu();
   const Clip c = static_cast<Clip>(state.range(0));
   const bool async = state.range(1) != 0;
   const ClipData& data = clip(c);
   state.SetLabel(std::string(kClipNames[c]) + (async ? ", async" : ", in process()"));
-  std::vector<double> ms;
+  RunTimes times;
   int found = 0, searching = 0;
   for (auto _ : state) {
     nft::SessionOptions o;
     o.config.tracking.asyncDetection = async ? nft::config::AsyncDetection::On : nft::config::AsyncDetection::Off;
     nft::Session session(o);
-    for (const auto& [image, name] : data.targets) session.addTarget(image, name);
-    const nft::TargetId scored = session.targets().front().id;
+    nft::TargetId scored = -1;
+    if (!data.database.empty()) {
+      session.loadDatabase(data.database);
+      for (const nft::TargetInfo& t : session.targets())
+        if (t.name == kDatabaseTarget) scored = t.id;
+      if (scored < 0) throw std::runtime_error(data.database + ": no target named " + kDatabaseTarget);
+    } else {
+      for (const auto& [image, name] : data.targets) session.addTarget(image, name);
+      scored = session.targets().front().id;
+    }
     const auto start = Clock::now();
     double seconds = 0;
     for (size_t i = 0; i < data.frames.size(); ++i) {
@@ -119,24 +183,63 @@ void BM_FrameTime(benchmark::State& state) {
       const nft::FrameResult r = session.process(data.frames[i], static_cast<long long>(i) * 33'333'333);
       const double s = std::chrono::duration<double>(Clock::now() - t0).count();
       seconds += s;
-      ms.push_back(1000.0 * s);
+      times.add(i, 1000.0 * s);
       for (const nft::TargetResult& t : r.targets) found += t.id == scored && t.found ? 1 : 0;
       searching += r.searchInFlight ? 1 : 0;
     }
     state.SetIterationTime(seconds);
   }
-  state.counters["p50_ms"] = rank(ms, 0.50);
-  state.counters["p90_ms"] = rank(ms, 0.90);
-  state.counters["p99_ms"] = rank(ms, 0.99);
-  state.counters["max_ms"] = rank(ms, 1.0);
-  state.counters["found_pct"] = 100.0 * found / static_cast<double>(ms.size());
+  times.report(state);
+  state.counters["found_pct"] = 100.0 * found / static_cast<double>(times.all.size());
   state.counters["searches"] = searching;
 }
-BENCHMARK(BM_FrameTime)
-    ->ArgsProduct({{kTmtBook, kCmuBook, kBox, kCmuBookAmongFive}, {0, 1}})
-    ->ArgNames({"clip", "async"})
-    ->UseManualTime()
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(1);
+
+void registerFrameTime() {
+  std::vector<int64_t> clips = {kTmtBook, kCmuBook, kBox, kCmuBookAmongFive};
+  if (!databasePath().empty()) clips.push_back(kCmuBookAmongDatabase);
+  benchmark::RegisterBenchmark("BM_FrameTime", BM_FrameTime)
+      ->ArgsProduct({clips, {0, 1}})
+      ->ArgNames({"clip", "async"})
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(repeats());
+}
+
+/// A fixed computation of about 2.5 ms on this machine (sums over a fixed 640×480 image; the same
+/// work every frame), played as the clips are: 641 frames at 30 frames/s, repeats() runs.
+void BM_ReferenceWorkload(benchmark::State& state) {
+  cv::Mat image(480, 640, CV_8UC1);
+  cv::randu(image, 0, 256);
+  RunTimes times;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    double seconds = 0;
+    for (size_t i = 0; i < 641; ++i) {
+      std::this_thread::sleep_until(start + std::chrono::microseconds(static_cast<long long>(i) * 33'333));
+      const auto t0 = Clock::now();
+      double sum = 0;
+      for (int pass = 0; pass < 8; ++pass)
+        for (int y = 0; y < image.rows; ++y) {
+          const unsigned char* row = image.ptr<unsigned char>(y);
+          for (int x = 0; x < image.cols; ++x) sum += row[x] * (1.0 + 1e-9 * pass);
+        }
+      benchmark::DoNotOptimize(sum);
+      const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+      seconds += s;
+      times.add(i, 1000.0 * s);
+    }
+    state.SetIterationTime(seconds);
+  }
+  times.report(state);
+}
+
+void registerReference() {
+  benchmark::RegisterBenchmark("BM_ReferenceWorkload", BM_ReferenceWorkload)
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(repeats());
+}
+
+const bool kRegistered = (registerReference(), registerFrameTime(), true);
 
 }  // namespace
