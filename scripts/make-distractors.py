@@ -57,9 +57,13 @@ def photographs(data_dir):
 
 
 # The opencv-doc images synthetic/multi_target_sequence.cpp prints on its table (and its background),
-# and the same graffiti as graf1.png: graf3.png and the Oxford graf sequence's first image.
+# and the photographs that show a print too: the same graffiti as graf1.png (graf3.png and the
+# Oxford graf sequence's first image), box.png's box in a scene (box_in_scene.png: a crop of it is
+# the box print, and was recognised as such on the 8-print grid), the same fields as aero3.jpg
+# from another flight (aero1.jpg).
 MULTI_TARGET_IMAGES = ("graf1.png", "starry_night.jpg", "baboon.jpg", "butterfly.jpg", "box.png", "chicky_512.png",
-                       "aero3.jpg", "messi5.jpg", "building.jpg", "graf3.png", "oxford/graf/img1.png")
+                       "aero3.jpg", "messi5.jpg", "building.jpg", "graf3.png", "oxford/graf/img1.png",
+                       "box_in_scene.png", "aero1.jpg")
 
 FAST = cv2.FastFeatureDetector_create(30)  # the config's detector.threshold
 
@@ -91,8 +95,8 @@ def main():
                         help="source photographs to leave out, by the end of their path (a file name, or e.g. "
                              "oxford/graf/img1.png)")
     parser.add_argument("--exclude-multi-target", action="store_true",
-                        help="leave out the images of the multi-target synthetic sequence (nft_eval multi), "
-                             "whose prints would otherwise also be crops in the database")
+                        help="leave out the images of the multi-target synthetic sequence (nft_eval multi) and "
+                             "the photographs showing its prints, which would otherwise also be crops in the database")
     args = parser.parse_args()
     if args.count < 1:
         sys.exit("make-distractors: --count must be at least 1")
