@@ -155,7 +155,10 @@ class Session {
   /// @param frame       the camera image.
   /// @param timestampNs the frame's capture time, nanoseconds (monotonic; reported back).
   /// @throws nft::InputError for an empty frame, another type, or another size than the
-  ///   Session's frames so far (or than SessionOptions::calibration's); nft::GpuError.
+  ///   Session's frames so far (or than SessionOptions::calibration's); nft::GpuError. With the
+  ///   detection worker (tracking.async_detection) and several targets, the recogniser is built
+  ///   on the worker: an error building it (e.g. nft::GpuError for the worker's GL context) is
+  ///   thrown by the process() that would have reported the search after it.
   FrameResult process(const cv::Mat& frame, long long timestampNs = 0);
   /// Same for a frame in caller memory (see ImageView): the grey plane of GRAY8 and of the YUV
   /// 4:2:0 formats is tracked in place, without a copy.
