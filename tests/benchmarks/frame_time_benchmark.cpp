@@ -5,15 +5,18 @@
 // app; unpaced, it would only compete with the camera thread):
 //   tmt_bookI (800×600, 531 frames), cmu_book (640×480, 641), opencv-doc's box.mp4 (640×480, 455,
 //   fast hand-held motion; the box's top face, tests/tracker/box_video.h), cmu_book with four
-//   more targets (the other targets searched for every tracking.search_every frames), and, when
+//   more targets (the other targets searched for every tracking.search_every frames), the 8-print
+//   grid (synthetic/multi_target_sequence.h: 300 frames, 8 prints in view at once), and, when
 //   NFT_FRAME_TIME_DATABASE names a .nftdb holding cv_cover (e.g. cv_cover among 1,000
-//   distractors: docs/results.md), cmu_book against that database.
+//   distractors: docs/results.md), cmu_book and the grid against that database (the grid's
+//   prints added after it, as nft_eval multi --targets does).
 // Each clip is played NFT_FRAME_TIME_REPEATS times (default 3), each time in a new Session.
 // Counters: p50_ms, p90_ms, p99_ms, max_ms of process() over every frame of every run (nearest
 // rank); min_runs_p50_ms ... min_runs_max_ms, the same over the clip's frames of each frame's
 // fastest run — what the frame itself costs: a shared 2-core VM stalls a thread for 5-40 ms now
 // and then (steal time), on random frames, so a frame slow in every run is ours, one slow in one
-// run is the machine's; found_pct (frames where the clip's target was reported found, all runs)
+// run is the machine's; found_pct (frames where the clip's target was reported found, all runs;
+// the grid: print-frames, over its 8 prints)
 // and searches (frames with a search in flight, async, all runs). BM_ReferenceWorkload gives the
 // same counters for a fixed 2.5-ms computation played at the same pace: how much of p99 and max
 // the machine itself adds to a job that never changes.
@@ -40,6 +43,7 @@
 #include "benchmark_gpu.h"
 #include "nft/nft.h"
 #include "support/test_data.h"
+#include "synthetic/multi_target_sequence.h"
 #include "tracker/box_video.h"
 
 namespace {
@@ -47,13 +51,15 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-enum Clip { kTmtBook, kCmuBook, kBox, kCmuBookAmongFive, kCmuBookAmongDatabase };
-const char* const kClipNames[] = {"tmt_bookI", "cmu_book", "box", "cmu_book_among_five", "cmu_book_among_database"};
+enum Clip { kTmtBook, kCmuBook, kBox, kCmuBookAmongFive, kCmuBookAmongDatabase, kGrid, kGridAmongDatabase };
+const char* const kClipNames[] = {"tmt_bookI", "cmu_book", "box", "cmu_book_among_five", "cmu_book_among_database",
+                                  "grid", "grid_among_database"};
 
 struct ClipData {
   std::vector<cv::Mat> frames;
   std::vector<std::pair<cv::Mat, std::string>> targets;  // the first is the one scored
-  std::string database;                                  // or a .nftdb, scored on kDatabaseTarget
+  std::string database;                                  // a .nftdb loaded first, scored on kDatabaseTarget
+  bool scoreEveryTarget = false;                         // found_pct over every target of `targets`
 };
 
 const char* const kDatabaseTarget = "cv_cover";
@@ -114,6 +120,17 @@ const ClipData& clip(Clip c) {
       d.frames = readVideo(data / "video/cmu_book/book.mp4");
       d.database = databasePath();
       break;
+    case kGrid:
+    case kGridAmongDatabase: {
+      nft::replay::MultiTargetSequenceOptions o;
+      o.layout = nft::replay::MultiTargetLayout::Grid;
+      const nft::replay::MultiTargetSequence grid(o);
+      for (int i = 0; i < grid.frameCount(); ++i) d.frames.push_back(grid.render(i));
+      for (const nft::replay::MultiTargetPrint& p : grid.prints()) d.targets.emplace_back(p.image, p.name);
+      d.scoreEveryTarget = true;
+      if (c == kGridAmongDatabase) d.database = databasePath();
+      break;
+    }
     case kBox: {
       const fs::path video = nft::testing::unpackBoxVideo(fs::temp_directory_path() / "nft_frame_time_benchmark");
       d.frames = readVideo(video);
@@ -165,15 +182,16 @@ void BM_FrameTime(benchmark::State& state) {
     nft::SessionOptions o;
     o.config.tracking.asyncDetection = async ? nft::config::AsyncDetection::On : nft::config::AsyncDetection::Off;
     nft::Session session(o);
-    nft::TargetId scored = -1;
-    if (!data.database.empty()) {
-      session.loadDatabase(data.database);
+    std::vector<nft::TargetId> scored;  // the clip's target, or every print of the grid
+    if (!data.database.empty()) session.loadDatabase(data.database);
+    for (const auto& [image, name] : data.targets) {
+      const nft::TargetId id = session.addTarget(image, name);
+      if (scored.empty() || data.scoreEveryTarget) scored.push_back(id);
+    }
+    if (scored.empty()) {  // cmu_book against the database: its cover is one of the database's
       for (const nft::TargetInfo& t : session.targets())
-        if (t.name == kDatabaseTarget) scored = t.id;
-      if (scored < 0) throw std::runtime_error(data.database + ": no target named " + kDatabaseTarget);
-    } else {
-      for (const auto& [image, name] : data.targets) session.addTarget(image, name);
-      scored = session.targets().front().id;
+        if (t.name == kDatabaseTarget) scored.push_back(t.id);
+      if (scored.empty()) throw std::runtime_error(data.database + ": no target named " + kDatabaseTarget);
     }
     const auto start = Clock::now();
     double seconds = 0;
@@ -184,19 +202,24 @@ void BM_FrameTime(benchmark::State& state) {
       const double s = std::chrono::duration<double>(Clock::now() - t0).count();
       seconds += s;
       times.add(i, 1000.0 * s);
-      for (const nft::TargetResult& t : r.targets) found += t.id == scored && t.found ? 1 : 0;
+      for (const nft::TargetResult& t : r.targets)
+        found += t.found && std::find(scored.begin(), scored.end(), t.id) != scored.end() ? 1 : 0;
       searching += r.searchInFlight ? 1 : 0;
     }
     state.SetIterationTime(seconds);
   }
   times.report(state);
-  state.counters["found_pct"] = 100.0 * found / static_cast<double>(times.all.size());
+  state.counters["found_pct"] =
+      100.0 * found / static_cast<double>(times.all.size() * (data.scoreEveryTarget ? data.targets.size() : 1));
   state.counters["searches"] = searching;
 }
 
 void registerFrameTime() {
-  std::vector<int64_t> clips = {kTmtBook, kCmuBook, kBox, kCmuBookAmongFive};
-  if (!databasePath().empty()) clips.push_back(kCmuBookAmongDatabase);
+  std::vector<int64_t> clips = {kTmtBook, kCmuBook, kBox, kCmuBookAmongFive, kGrid};
+  if (!databasePath().empty()) {
+    clips.push_back(kCmuBookAmongDatabase);
+    clips.push_back(kGridAmongDatabase);
+  }
   benchmark::RegisterBenchmark("BM_FrameTime", BM_FrameTime)
       ->ArgsProduct({clips, {0, 1}})
       ->ArgNames({"clip", "async"})
