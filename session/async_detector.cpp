@@ -1,5 +1,6 @@
 #include "session/async_detector.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -169,7 +170,8 @@ struct AsyncDetector::Impl {
         for (tracker::TargetDetection& d : found) {
           excluded.push_back(d.target);
           masks.push_back(d.detection.corners);
-          if (const auto s = storedTargets.find(d.target); s != storedTargets.end())
+          const bool held = std::find(q.decoded.begin(), q.decoded.end(), d.target) != q.decoded.end();
+          if (const auto s = storedTargets.find(d.target); s != storedTargets.end() && !held)
             o.models[d.target] = std::make_shared<detection::TargetModel>(s->second->decode());
           o.detections.push_back(std::move(d));
         }
@@ -250,20 +252,21 @@ void AsyncDetector::setSeveral(const gpu::Capabilities& caps, const tracker::Cam
       const auto descriptorsOf = [](const RecognizerSpec::Target& t) {
         return t.model ? t.model->descriptors : t.stored->decodeDescriptors();
       };
+      // Each target's descriptors decoded once, for the training and its words alike.
+      std::vector<cv::Mat> descriptors(spec.targets.size());
+      for (size_t i = 0; i < spec.targets.size(); ++i)
+        if (spec.trainVocabulary || spec.targets[i].words.empty()) descriptors[i] = descriptorsOf(spec.targets[i]);
       detection::Vocabulary vocabulary = spec.vocabulary;
       if (spec.trainVocabulary) {
-        std::vector<cv::Mat> descriptors;
         std::vector<int> frontal;
-        for (const RecognizerSpec::Target& t : spec.targets) {
-          descriptors.push_back(descriptorsOf(t));
+        for (const RecognizerSpec::Target& t : spec.targets)
           frontal.push_back(t.model ? t.model->frontalKeypoints() : t.stored->frontalKeypoints());
-        }
         vocabulary = trainTargetsVocabulary(descriptors, frontal);
       }
       s.recognizer.emplace(laneCaps, calibration, vocabulary, spec.type, spec.orientation, spec.options);
-      for (const RecognizerSpec::Target& t : spec.targets) {
-        const std::vector<int> words =
-            spec.trainVocabulary || t.words.empty() ? vocabulary.quantize(descriptorsOf(t)) : t.words;
+      for (size_t i = 0; i < spec.targets.size(); ++i) {
+        const RecognizerSpec::Target& t = spec.targets[i];
+        const std::vector<int> words = descriptors[i].empty() ? t.words : vocabulary.quantize(descriptors[i]);
         if (t.stored) {
           s.recognizer->addTarget(t.id, t.stored, words);
           s.storedTargets[t.id] = t.stored;

@@ -54,6 +54,9 @@ struct SearchRequest {
   /// One target: where it was last seen or predicted (target → frame pixels); with
   /// TrackerOptions::regionDetection the region around it is searched first, then the whole frame.
   std::optional<cv::Matx33d> near;
+  /// Several targets: ids whose model the caller holds decoded already (a target lost lately,
+  /// TargetTracking's kKeptLostModels): found again, it is not decoded a second time.
+  std::vector<int> decoded;
 };
 
 /// What a search found.
@@ -70,7 +73,8 @@ struct SearchOutcome {
   /// Several targets: the models of the database targets found that are kept compact
   /// (RecognizerSpec::Target::stored), decoded on the worker, keyed by target id — the camera
   /// thread starts their tracking lanes without decoding them (a JPEG of the target image: most of
-  /// the 8 ms a found target's first frame took on llvmpipe). Empty for models given as models.
+  /// the 8 ms a found target's first frame took on llvmpipe). Empty for models given as models
+  /// and for SearchRequest::decoded.
   std::map<int, std::shared_ptr<detection::TargetModel>> models;
 };
 

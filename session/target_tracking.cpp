@@ -512,6 +512,8 @@ void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
       q.masks = masks;
       q.room = room;
       q.rounds = kSearchRoundsPerFrame;
+      for (const Target& t : targets_)
+        if (t.model && t.stored) q.decoded.push_back(t.info.id);
       async_->submit(std::move(q));
       lastSubmitted_ = frames_;
     }

@@ -18,10 +18,10 @@
 // run is the machine's; found_pct (frames where the clip's target was reported found, all runs;
 // the grid: print-frames, over its 8 prints)
 // and searches (frames with a search in flight, async, all runs). BM_ReferenceWorkload gives the
-// same counters for a fixed 2.5-ms computation played at the same pace: how much of p99 and max
+// same counters for a fixed 2-ms computation played at the same pace: how much of p99 and max
 // the machine itself adds to a job that never changes.
 // Run: build/release/tests/benchmarks/nft_frame_time_benchmark   (needs ../shared/data and
-//      opencv-doc; about 8 minutes: every clip is played at 30 frames/s, twice, three times)
+//      opencv-doc; about 12 minutes: every clip is played at 30 frames/s in both modes, three times)
 
 #include <benchmark/benchmark.h>
 
@@ -228,7 +228,7 @@ void registerFrameTime() {
       ->Iterations(repeats());
 }
 
-/// A fixed computation of about 2.5 ms on this machine (sums over a fixed 640×480 image; the same
+/// A fixed computation of about 2 ms on this machine (sums over a fixed 640×480 image; the same
 /// work every frame), played as the clips are: 641 frames at 30 frames/s, repeats() runs.
 void BM_ReferenceWorkload(benchmark::State& state) {
   cv::Mat image(480, 640, CV_8UC1);

@@ -1,7 +1,7 @@
 // The detection worker itself (session/async_detector.h), below the Session: the recogniser of
 // several targets is built on the worker without the caller waiting for it (a build error comes
 // back from poll()), and a compact database target found comes with its model decoded there, so
-// that the camera thread starts its tracking lane without decoding it.
+// that the camera thread starts its tracking lane without decoding it (unless it holds it already).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -130,6 +130,14 @@ TEST(AsyncDetector, AFoundCompactTargetComesWithItsModelDecodedOnTheWorker) {
   ASSERT_EQ(got.image.size(), expected.image.size());
   EXPECT_EQ(cv::norm(got.image, expected.image, cv::NORM_INF), 0.0) << "the same decoded image";
   EXPECT_EQ(cv::norm(got.descriptors, expected.descriptors, cv::NORM_INF), 0.0) << "the same descriptors";
+
+  // Found again while the caller still holds its model: not decoded a second time.
+  SearchRequest again = requestFor(gray);
+  again.decoded = {0};
+  worker.submit(std::move(again));
+  const SearchOutcome second = waitForOutcome(worker);
+  ASSERT_EQ(second.detections.size(), 1u) << second.rejection;
+  EXPECT_TRUE(second.models.empty()) << "a model the caller holds was decoded again";
   fs::remove(path);
 }
 
