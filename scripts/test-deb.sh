@@ -76,8 +76,9 @@ for p in "${packages[@]}"; do
   debs+=("$(realpath "$deb")")
   echo "  $(basename "$deb"): Depends: $(dpkg-deb -f "$deb" Depends)"
   # Each package describes itself (not CPack's placeholder "<name> built using CMake").
-  dpkg-deb -f "$deb" Description | head -n 1 | grep -q 'natural-feature-tracking' ||
-    fail "$(basename "$deb") has no description of its own: '$(dpkg-deb -f "$deb" Description | head -n 1)'"
+  summary="$(dpkg-deb -f "$deb" Description)"; summary="${summary%%$'\n'*}"
+  [[ "$summary" == *natural-feature-tracking* ]] ||
+    fail "$(basename "$deb") has no description of its own: '$summary'"
 done
 
 # --- 2. Installed, used, purged ----------------------------------------------------------------
@@ -128,7 +129,11 @@ case "$nft_dir" in
   /usr/lib/*/cmake/nft) echo "  find_package(nft): $nft_dir" ;;
   *) fail "find_package(nft) found '$nft_dir', not the package's /usr/lib/<multiarch>/cmake/nft" ;;
 esac
-ldd "$work/build-minimal/minimal" | grep -q -E 'libnft.so.0.1 => (/usr)?/lib/' || fail "minimal does not load the package's libnft.so.0.1"
+# Lists into files before grep -q, here and below: under pipefail, `ldd … | grep -q` fails when grep
+# exits at its match before ldd has written the rest (SIGPIPE), as it did in one CI run.
+"${clean_env[@]}" ldd "$work/build-minimal/minimal" >"$work/minimal-ldd.txt"
+grep -q -E 'libnft.so.0.1 => (/usr)?/lib/' "$work/minimal-ldd.txt" ||
+  fail "minimal does not load the package's libnft.so.0.1: $(grep libnft "$work/minimal-ldd.txt" || echo 'no libnft in ldd')"
 "$work/build-minimal/minimal" "$data/video/cmu_book/cv_cover.jpg" "$data/video/cmu_book/book.mp4" >"$work/minimal.txt"
 (cd "$work" && /usr/bin/nft_replay --target "$data/video/cmu_book/cv_cover.jpg" --video "$data/video/cmu_book/book.mp4" \
    --poses "$work/replay.csv" --no-render --progress 0 >"$work/replay.log" 2>&1) || { cat "$work/replay.log" >&2; fail "/usr/bin/nft_replay failed"; }
@@ -164,7 +169,8 @@ if [[ " ${packages[*]} " == *" gstreamer1.0-nft "* ]]; then
   gst_env=("${clean_env[@]}" -u GST_PLUGIN_PATH GST_REGISTRY="$work/gst-registry.bin")
   plugin="$(dpkg -L gstreamer1.0-nft | grep -E '^/usr/lib/[^/]+/gstreamer-1.0/libgstnft.so$')" ||
     fail "dpkg -L gstreamer1.0-nft lists no /usr/lib/<multiarch>/gstreamer-1.0/libgstnft.so"
-  dpkg -L gstreamer1.0-nft | grep -qx /usr/include/nft/gst/meta.h ||
+  dpkg -L gstreamer1.0-nft >"$work/gst-files.txt"
+  grep -qx /usr/include/nft/gst/meta.h "$work/gst-files.txt" ||
     fail "dpkg -L gstreamer1.0-nft lists no /usr/include/nft/gst/meta.h (GstNftMeta's header)"
   "${gst_env[@]}" gst-inspect-1.0 nfttrack >"$work/gst-inspect.txt" 2>&1 || { cat "$work/gst-inspect.txt" >&2; fail "gst-inspect-1.0 does not find nfttrack"; }
   # /lib is /usr/lib on Debian 12 (merged /usr): GStreamer may name either.
