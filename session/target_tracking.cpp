@@ -8,6 +8,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "nft/error.h"
+#include "session/parallel_each.h"
 #include "session/target_loader.h"
 #include "session/target_words.h"
 
@@ -441,11 +442,22 @@ void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
   std::vector<int> found;
   std::vector<std::vector<cv::Point2f>> masks;
   const int window = options_.tracker.retrackLostFrames;
-  // 1. The tracking lanes of the targets being tracked (or lost within the re-track window).
-  for (size_t i = 0; i < targets_.size(); ++i) {
+  // 1. The tracking lanes of the targets being tracked (or lost within the re-track window), side
+  //    by side (parallelEach: each lane has its own state; the pyramid, built to its last level
+  //    first, is only read), then their results in target order.
+  std::vector<size_t> following;
+  for (size_t i = 0; i < targets_.size(); ++i)
+    if (targets_[i].lane && targets_[i].framesSinceFound >= 0) following.push_back(i);
+  std::vector<tracker::TrackResult> followed(following.size());
+  if (!following.empty()) {
+    tracker::FramePyramid& pyramid = framePyramid();
+    if (following.size() > 1) pyramid.ensure(tracker::FramePyramid::kMaxLevels);
+    parallelEach(following.size(), [&](size_t k) { followed[k] = targets_[following[k]].lane->track(pyramid); });
+  }
+  for (size_t k = 0; k < following.size(); ++k) {
+    const size_t i = following[k];
     Target& t = targets_[i];
-    if (!t.lane || t.framesSinceFound < 0) continue;
-    tracker::TrackResult r = t.lane->track(framePyramid());
+    tracker::TrackResult& r = followed[k];
     addTracking(result.timings, r.timings.tracking);
     if (r.found) {
       t.framesSinceFound = 0;
@@ -584,12 +596,15 @@ void TargetTracking::refine(const cv::Mat& frame, const tracker::CameraCalibrati
   if (workingFactor < 1) throw std::invalid_argument("refine: working factor " + std::to_string(workingFactor) + " < 1");
   const auto start = std::chrono::steady_clock::now();
   const long long frame0 = frames_ - 1;  // track() counted this frame already
-  for (TargetResult& r : result.targets) {
+  // Each target side by side (parallelEach): a refinement reads the frame and writes only its
+  // target's state and result.
+  parallelEach(result.targets.size(), [&](size_t k) {
+    TargetResult& r = result.targets[k];
     Target& t = find(r.id, "refine");
     if (!r.found) {
       t.lastCentre.reset();
       t.lastMotion.reset();
-      continue;
+      return;
     }
     if (!t.refiner || t.refinerFactor != workingFactor) {
       tracker::RefinerOptions refinerOptions;
@@ -625,21 +640,21 @@ void TargetTracking::refine(const cv::Mat& frame, const tracker::CameraCalibrati
       t.lastMotion.reset();
     t.lastRefined = frame0;
     t.lastCentre = centre;
-    if (!refined.homography) continue;
+    if (!refined.homography) return;
     tracker::Pose pose;
     try {
       // IPPE on a 3 × 3 grid of the refined homography (no Levenberg-Marquardt: the grid fits it
       // exactly; 0.03 instead of 0.2 ms).
       pose = tracker::poseFromHomography(calibration, *refined.homography, size, modelOf(t).metresPerPixel(), 3, false);
     } catch (const std::exception&) {  // a homography no camera makes: keep the lanes' result
-      continue;
+      return;
     }
     r.homography = *refined.homography;
     r.corners = cornersOf(r.homography, size);
     r.pose.rvec = pose.rvec;
     r.pose.t = pose.tvec;
     cv::Rodrigues(pose.rvec, r.pose.R);
-  }
+  });
   result.timings.refine += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 

@@ -5,7 +5,8 @@
 // - several: recognition among them by tracker::MultiTargetDetector (visual words and an
 //   inverted index shortlist, then matching and verification of the shortlisted targets only;
 //   detection/vocabulary.h says which method and why), and a tracking lane per found target
-//   (tracker::Tracker with its detection lane off, all of them on one pyramid of the frame),
+//   (tracker::Tracker with its detection lane off, all of them on one pyramid of the frame, side
+//   by side on OpenCV's thread pool: session/parallel_each.h; their final refinements too),
 //   up to max_targets at once; while some are
 //   tracked, the others are looked for every search_every frames (and on the frame after a
 //   search that found one) with the tracked targets' quads masked; a search that found targets

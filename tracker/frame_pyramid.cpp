@@ -10,7 +10,7 @@ namespace nft::tracker {
 void FramePyramid::build(const cv::Mat& gray, int levelCount) {
   if (gray.empty() || gray.type() != CV_8UC1)
     throw std::invalid_argument("FramePyramid::build: the frame must be a non-empty CV_8UC1 image");
-  if (levelCount < 1 || levelCount > 8)
+  if (levelCount < 1 || levelCount > kMaxLevels)
     throw std::invalid_argument("FramePyramid::build: levelCount must be in [1, 8], got " + std::to_string(levelCount));
   if (levels_.empty()) levels_.resize(1);
   levels_[0] = gray;
@@ -20,7 +20,7 @@ void FramePyramid::build(const cv::Mat& gray, int levelCount) {
 
 void FramePyramid::ensure(int levelCount) {
   if (valid_ == 0) throw std::invalid_argument("FramePyramid::ensure: build() the pyramid first");
-  if (levelCount < 1 || levelCount > 8)
+  if (levelCount < 1 || levelCount > kMaxLevels)
     throw std::invalid_argument("FramePyramid::ensure: levelCount must be in [1, 8], got " + std::to_string(levelCount));
   if (levels_.size() < static_cast<size_t>(levelCount)) levels_.resize(static_cast<size_t>(levelCount));
   while (valid_ < static_cast<size_t>(levelCount)) {

@@ -19,12 +19,16 @@ namespace nft::tracker {
 /// is cv::pyrDown of level L−1. Keeps its buffers from one frame to the next. Copyable.
 class FramePyramid {
  public:
+  /// The most levels build() and ensure() take.
+  static constexpr int kMaxLevels = 8;
   /// Starts the pyramid of a new frame `gray` with `levelCount` levels (fewer when a level
   /// would be under 16 px on a side).
   /// @param gray CV_8UC1, not empty; shared, not copied: keep it unchanged while the pyramid is used.
   /// @throws std::invalid_argument for an empty or non-CV_8UC1 frame, or levelCount outside [1, 8].
   void build(const cv::Mat& gray, int levelCount);
   /// Adds the levels up to `levelCount` that build() did not make (as many as the size allows).
+  /// Once ensure(kMaxLevels) has run on this frame, ensure() and level() only read: lanes on
+  /// several threads may then share the pyramid (session/target_tracking.cpp).
   /// @throws std::invalid_argument before build() or for levelCount outside [1, 8].
   void ensure(int levelCount);
   /// Levels built so far (0 before build()).
