@@ -1,6 +1,7 @@
 #include "session/target_tracking.h"
 
 #include <algorithm>
+#include <climits>
 #include <chrono>
 #include <stdexcept>
 
@@ -366,6 +367,10 @@ double TargetTracking::carrySearchPx(long long searchedFrame) const {
   return frames_ > searchedFrame ? options_.tracker.tracking.recoverySearchPx : 0.0;
 }
 
+int TargetTracking::carriedFrames(long long searchedFrame) const {
+  return static_cast<int>(std::clamp(frames_ - searchedFrame, 0LL, static_cast<long long>(INT_MAX)));
+}
+
 void TargetTracking::trackOneAsync(const cv::Mat& image, FrameResult& result) {
   Target& only = targets_.front();
   // 1. A search finished since the last frame: the tracking lane starts from what it found (in
@@ -374,7 +379,7 @@ void TargetTracking::trackOneAsync(const cv::Mat& image, FrameResult& result) {
   bool carried = false;
   if (std::optional<SearchOutcome> o = async_->poll(frames_)) {
     if (!o->detections.empty() && !single_->hasTarget()) {
-      single_->initialise(o->detections.front().detection.homography, carrySearchPx(o->frame));
+      single_->initialise(o->detections.front().detection.homography, carrySearchPx(o->frame), carriedFrames(o->frame));
       carried = true;
     }
     lastSearchRejection_ = o->detections.empty() ? "detection on frame " + std::to_string(o->frame) + ": " + o->rejection
@@ -501,7 +506,7 @@ void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
         Target& t = targets_[*index];
         if (!t.model)  // a compact database target: decoded on the worker
           if (const auto m = o->models.find(d.target); m != o->models.end()) t.model = m->second;
-        startLane(t, d.detection.homography, carrySearchPx(o->frame));
+        startLane(t, d.detection.homography, carrySearchPx(o->frame), carriedFrames(o->frame));
         tracker::TrackResult carried = t.lane->track(framePyramid());
         addTracking(result.timings, carried.timings.tracking);
         if (!carried.found) {
@@ -693,13 +698,13 @@ void TargetTracking::smooth(const tracker::CameraCalibration& calibration, Frame
   }
 }
 
-void TargetTracking::startLane(Target& t, const cv::Matx33d& homography, double searchRangePx) {
+void TargetTracking::startLane(Target& t, const cv::Matx33d& homography, double searchRangePx, int framesBefore) {
   if (!t.lane) {
     tracker::TrackerOptions o = options_.tracker;
     o.detectionEnabled = false;
     t.lane.emplace(*caps_, modelOf(t), *calibration_, o);
   }
-  t.lane->initialise(homography, searchRangePx);
+  t.lane->initialise(homography, searchRangePx, framesBefore);
   t.framesSinceFound = 0;
   t.lastStarted = frames_;
 }

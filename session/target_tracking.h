@@ -157,11 +157,14 @@ class TargetTracking {
   void ensureWords();
   void trackOne(const cv::Mat& image, FrameResult& result);
   /// Several targets: target `t`'s tracking lane (built when missing) started from `homography`.
-  /// `searchRangePx`: the tracking lane's first search around it (Tracker::initialise).
-  void startLane(Target& t, const cv::Matx33d& homography, double searchRangePx = 0);
+  /// `searchRangePx`, `framesBefore`: the tracking lane's first search around it and how many
+  /// frames before this one the homography was found (Tracker::initialise).
+  void startLane(Target& t, const cv::Matx33d& homography, double searchRangePx = 0, int framesBefore = 0);
   /// The first search range of a tracking lane started from a search of frame `searchedFrame`:
   /// tracking.recovery_search_px when that is an earlier frame (the camera moved since), else 0.
   double carrySearchPx(long long searchedFrame) const;
+  /// How many frames before the one being tracked `searchedFrame` is (0 for this frame).
+  int carriedFrames(long long searchedFrame) const;
   void trackSeveral(const cv::Mat& image, FrameResult& result);
   tracker::MultiTargetDetectorOptions recognizerOptions() const;
   void trackOneAsync(const cv::Mat& image, FrameResult& result);

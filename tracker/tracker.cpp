@@ -139,6 +139,9 @@ struct Tracker::Impl {
   long long frameCount = 0;  // track() calls so far
   /// initialise(H, searchRangePx): the range of the next prediction's search (0: the usual one).
   double nextSearchPx = 0;
+  /// initialise(H, searchRangePx, framesBefore): H was found that many frames before the next
+  /// tracked one (0: not a carried homography, or unknown); for that frame only.
+  int carriedFrames = 0;
 
   /// The frame's pyramid for the tracking lane (its time added to r's); nothing to do when the
   /// caller built it (track(pyramid)).
@@ -152,9 +155,12 @@ struct Tracker::Impl {
   /// One try of the tracking lane on this frame, its timings added to r's.
   std::optional<TrackedTarget> follow(TrackingPrior prior, TrackResult& r) {
     if (options.tracking.blurExposure > 0) {
-      prior.blurExposure = exposure;
+      // From a homography carried over several frames the motion found spans them all; the blur
+      // is one frame's part of it, and such a frame does not measure the exposure.
+      const int span = std::max(1, carriedFrames);
+      prior.blurExposure = exposure / span;
       // Every frame while the target moves fast (the blur matters most), else every few frames.
-      prior.measureExposure = frameCount % kExposureEvery == 0 || lastSpeedPx() >= kFastSpeedPx;
+      prior.measureExposure = span == 1 && (frameCount % kExposureEvery == 0 || lastSpeedPx() >= kFastSpeedPx);
     }
     std::optional<TrackedTarget> tracked = trackingLane->track(*pyramid, prior);
     add(r.timings.tracking, trackingLane->lastTimings());
@@ -186,6 +192,11 @@ struct Tracker::Impl {
     prior.predicted = *predicted;
     if (motion.previous())
       prior.reference = options.motion == MotionModelKind::None ? motion.previous() : motion.last();
+    else if (carriedFrames > 0)
+      // A homography of an earlier frame carried to this one (initialise(H, range, frames)): the
+      // motion the search finds from it sets the blur (as lastPosePrior's; follow() divides it
+      // among the frames it spans).
+      prior.reference = motion.last();
     // The next miss may be larger than the last one (a hand changes its motion within a few
     // frames): 1.5 times it, plus a few pixels of tracking noise.
     const double miss = motion.lastMissPx(targetSize);
@@ -303,14 +314,18 @@ void Tracker::initialise(const cv::Matx33d& homography) {
   impl_->framesLost = 0;
   impl_->framesSinceDetection = 0;
   impl_->nextSearchPx = 0;
+  impl_->carriedFrames = 0;
 }
 
-void Tracker::initialise(const cv::Matx33d& homography, double searchRangePx) {
+void Tracker::initialise(const cv::Matx33d& homography, double searchRangePx, int framesBefore) {
   if (!(searchRangePx >= 0) || !std::isfinite(searchRangePx))
     throw std::invalid_argument("Tracker::initialise: search range " + std::to_string(searchRangePx) +
                                 " px: expected a finite number >= 0");
+  if (framesBefore < 0)
+    throw std::invalid_argument("Tracker::initialise: framesBefore " + std::to_string(framesBefore) + ": expected >= 0");
   initialise(homography);
   impl_->nextSearchPx = searchRangePx;
+  impl_->carriedFrames = framesBefore;
 }
 
 void Tracker::reset() {
@@ -361,7 +376,10 @@ void Tracker::trackGray(TrackResult& r, std::chrono::steady_clock::time_point st
   // initialise(H, range)'s range holds for this frame's prediction only.
   struct ConsumeRange {
     Impl& s;
-    ~ConsumeRange() { s.nextSearchPx = 0; }
+    ~ConsumeRange() {
+      s.nextSearchPx = 0;
+      s.carriedFrames = 0;
+    }
   } consumeRange{s};
   const bool tracks = s.options.trackingEnabled && s.trackingLane;
   if (tracks) s.buildPyramid(r);  // without tracking, only when a detection is to be refined

@@ -205,8 +205,13 @@ class Tracker {
   /// The same, and the next track() searches at least `searchRangePx` frame pixels around H (the
   /// tracking lane's coarse-to-fine search, TrackingPrior::searchRangePx): for a homography
   /// found some frames ago, e.g. by a detection that ran on a worker while the camera moved on.
-  /// @throws std::invalid_argument if H is not finite or the range is negative or not finite.
-  void initialise(const cv::Matx33d& homography, double searchRangePx);
+  /// @param framesBefore how many frames before the next tracked one H was found (0: unknown).
+  ///   Given, the next track() blurs its templates along the motion its search finds from H,
+  ///   divided among those frames (Klein and Murray's blur model, as from a tracked frame):
+  ///   what lets a detection carried into a motion-blurred frame be found there.
+  /// @throws std::invalid_argument if H is not finite, the range is negative or not finite, or
+  ///   framesBefore is negative.
+  void initialise(const cv::Matx33d& homography, double searchRangePx, int framesBefore = 0);
   /// Forgets the target: the next track() detects.
   void reset();
   /// The homography the next track() predicts from: the last one found (or given to

@@ -260,6 +260,20 @@ TEST(NftReplayCli, AsyncDelayFramesAppliesEachDetectionThatManyFramesLater) {
   EXPECT_NE(runReplay("--synthetic-frames 2 --async-delay-frames -1").status, 0);
 }
 
+TEST(NftReplayCli, ADetectionCarriedIntoABlurredFrameModelsItsBlur) {
+  // The motion_blur preset, seed 3, each detection applied a frame later: in its fast stretch
+  // (frames 215-224) the target is lost and each carried detection must be found in a blurred
+  // frame. Measured, success at 5 px: 96.7 % when the carry searched with sharp templates (lost
+  // for 8 frames), 99.0 % with the blur of the motion it finds (Tracker::initialise's
+  // framesBefore); 99.7 % in process().
+  const fs::path dir = tempDir("carried_blur");
+  const ProgramRun r = runReplay("--synthetic-preset motion_blur --synthetic-seed 3 --async-delay-frames 1 --progress 0 "
+                                 "--no-render --report " + quoted(dir / "r.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const nlohmann::json report = readJson(dir / "r.json");
+  EXPECT_GE(report["ground_truth"]["success_5px"].get<double>(), 0.985) << r.output;
+}
+
 TEST(NftReplayCli, RealtimeRunsTheDetectionWorkerAtTheInputsFrameRate) {
   const fs::path dir = tempDir("realtime");
   const ProgramRun r = runReplay("--synthetic-frames 15 --progress 0 --no-render --realtime --report " +
