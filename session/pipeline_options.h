@@ -61,6 +61,10 @@ struct PipelineOptions {
   /// config tracking.final_refinement: found targets' homographies refined on the full frame
   /// (tracker/homography_refiner.h).
   bool finalRefinement = true;
+  /// config pose.refine: poses refined by Levenberg-Marquardt on their inliers. With the final
+  /// refinement on, the tracking lane skips it (tracker.tracking.refinePose false): the final
+  /// refinement replaces the lane's pose, and refines it itself where it fails.
+  bool refinePose = true;
   /// config render.enabled: false writes the frames without any GL drawing.
   bool renderEnabled = true;
   /// config render.overlay: the status line and tracked patches over the frame.

@@ -12,6 +12,7 @@
 #include "session/parallel_each.h"
 #include "session/target_loader.h"
 #include "session/target_words.h"
+#include "tracker/pose.h"
 
 namespace nft::session {
 namespace {
@@ -87,6 +88,13 @@ void addDetection(FrameTimings& f, const tracker::DetectionTimings& t) {
   f.match += t.match;
   f.ransac += t.ransac;
   f.detectionPose += t.pose;
+}
+
+/// r.pose from a tracker pose (R from rvec).
+void setPose(TargetResult& r, const tracker::Pose& pose) {
+  r.pose.rvec = pose.rvec;
+  r.pose.t = pose.tvec;
+  cv::Rodrigues(pose.rvec, r.pose.R);
 }
 
 /// The corners of a w × h target under H (target → frame pixels): UL, UR, LR, LL.
@@ -645,20 +653,34 @@ void TargetTracking::refine(const cv::Mat& frame, const tracker::CameraCalibrati
       t.lastMotion.reset();
     t.lastRefined = frame0;
     t.lastCentre = centre;
-    if (!refined.homography) return;
+    const double mpp = modelOf(t).metresPerPixel();
     tracker::Pose pose;
     try {
+      if (!refined.homography) throw std::runtime_error("not refined");
       // IPPE on a 3 × 3 grid of the refined homography (no Levenberg-Marquardt: the grid fits it
       // exactly; 0.03 instead of 0.2 ms).
-      pose = tracker::poseFromHomography(calibration, *refined.homography, size, modelOf(t).metresPerPixel(), 3, false);
-    } catch (const std::exception&) {  // a homography no camera makes: keep the lanes' result
+      pose = tracker::poseFromHomography(calibration, *refined.homography, size, mpp, 3, false);
+    } catch (const std::exception&) {
+      // Not refined, or a homography no camera makes: the lanes' result, whose pose the tracking
+      // lane left unrefined (pipelineOptions()); its inliers refine it here.
+      if (options_.refinePose && r.inlierTargetPoints.size() >= 4) {
+        try {
+          pose = tracker::estimatePose(calibration, r.inlierTargetPoints, r.inlierFramePoints, mpp, true);
+        } catch (const std::exception&) {  // degenerate inliers: the lane's pose as it is
+          return;
+        }
+        setPose(r, pose);
+      }
       return;
     }
     r.homography = *refined.homography;
     r.corners = cornersOf(r.homography, size);
-    r.pose.rvec = pose.rvec;
-    r.pose.t = pose.tvec;
-    cv::Rodrigues(pose.rvec, r.pose.R);
+    setPose(r, pose);
+    // The reported error is the reported pose's, over the lane's inliers (a detection the lane did
+    // not refine has none and keeps its own).
+    if (!r.inlierTargetPoints.empty())
+      r.reprojectionErrorPx =
+          tracker::meanReprojectionErrorPx(calibration, pose, r.inlierTargetPoints, r.inlierFramePoints, mpp);
   });
   result.timings.refine += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
@@ -692,9 +714,7 @@ void TargetTracking::smooth(const tracker::CameraCalibration& calibration, Frame
     }
     r.homography = H * (1.0 / H(2, 2));
     r.corners = filtered;
-    r.pose.rvec = pose.rvec;
-    r.pose.t = pose.tvec;
-    cv::Rodrigues(pose.rvec, r.pose.R);
+    setPose(r, pose);
   }
 }
 

@@ -9,6 +9,19 @@
 namespace nft::tracker {
 namespace {
 
+// The mean distance between `image` and `object` projected with `pose`, pixels.
+template <typename P>
+double meanDistance(const CameraCalibration& calibration, const Pose& pose, const std::vector<cv::Point3d>& object,
+                    const std::vector<P>& image) {
+  if (image.empty()) return 0.0;
+  std::vector<cv::Point2d> projected;
+  cv::projectPoints(object, pose.rvec, pose.tvec, cv::Mat(calibration.K), calibration.distortion, projected);
+  double sum = 0.0;
+  for (size_t i = 0; i < image.size(); ++i)
+    sum += cv::norm(projected[i] - cv::Point2d(static_cast<double>(image[i].x), static_cast<double>(image[i].y)));
+  return sum / static_cast<double>(image.size());
+}
+
 template <typename P>
 Pose estimate(const CameraCalibration& calibration, const std::vector<P>& targetPixels,
               const std::vector<P>& framePixels, double metresPerPixel, bool refine) {
@@ -51,11 +64,7 @@ Pose estimate(const CameraCalibration& calibration, const std::vector<P>& target
   Pose pose;
   pose.rvec = cv::Vec3d(rvec.reshape(1, 3));
   pose.tvec = cv::Vec3d(tvec.reshape(1, 3));
-  std::vector<cv::Point2d> projected;
-  cv::projectPoints(object, pose.rvec, pose.tvec, K, calibration.distortion, projected);
-  double sum = 0.0;
-  for (size_t i = 0; i < image.size(); ++i) sum += cv::norm(projected[i] - image[i]);
-  pose.reprojectionErrorPx = sum / static_cast<double>(image.size());
+  pose.reprojectionErrorPx = meanDistance(calibration, pose, object, image);
   pose.inliers = static_cast<int>(image.size());
   return pose;
 }
@@ -70,6 +79,23 @@ Pose estimatePose(const CameraCalibration& calibration, const std::vector<cv::Po
 Pose estimatePose(const CameraCalibration& calibration, const std::vector<cv::Point2d>& targetPixels,
                   const std::vector<cv::Point2d>& framePixels, double metresPerPixel, bool refine) {
   return estimate(calibration, targetPixels, framePixels, metresPerPixel, refine);
+}
+
+double meanReprojectionErrorPx(const CameraCalibration& calibration, const Pose& pose,
+                               const std::vector<cv::Point2f>& targetPixels,
+                               const std::vector<cv::Point2f>& framePixels, double metresPerPixel) {
+  if (targetPixels.size() != framePixels.size()) {
+    throw std::invalid_argument("meanReprojectionErrorPx: " + std::to_string(targetPixels.size()) +
+                                " target points but " + std::to_string(framePixels.size()) + " frame points");
+  }
+  if (!std::isfinite(metresPerPixel) || metresPerPixel < 0.0) {
+    throw std::invalid_argument("meanReprojectionErrorPx: metresPerPixel must be finite and >= 0");
+  }
+  const double mpp = metresPerPixel > 0.0 ? metresPerPixel : 1.0;
+  std::vector<cv::Point3d> object;
+  object.reserve(targetPixels.size());
+  for (const cv::Point2f& p : targetPixels) object.emplace_back(p.x * mpp, p.y * mpp, 0.0);
+  return meanDistance(calibration, pose, object, framePixels);
 }
 
 Pose poseFromHomography(const CameraCalibration& calibration, const cv::Matx33d& H, cv::Size targetSize,

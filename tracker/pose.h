@@ -46,6 +46,15 @@ Pose estimatePose(const CameraCalibration& calibration, const std::vector<cv::Po
 Pose estimatePose(const CameraCalibration& calibration, const std::vector<cv::Point2d>& targetPixels,
                   const std::vector<cv::Point2d>& framePixels, double metresPerPixel, bool refine = true);
 
+/// The mean Euclidean distance, pixels, between `framePixels[i]` and `targetPixels[i]` projected
+/// with `pose` (target pixels → (x·mpp, y·mpp, 0) as estimatePose()'s, distortion included): the
+/// reprojection error of a pose found some other way (e.g. poseFromHomography()) over the same
+/// correspondences. 0 for no points.
+/// @throws std::invalid_argument for different sizes or metresPerPixel < 0 or non-finite.
+double meanReprojectionErrorPx(const CameraCalibration& calibration, const Pose& pose,
+                               const std::vector<cv::Point2f>& targetPixels,
+                               const std::vector<cv::Point2f>& framePixels, double metresPerPixel);
+
 /// Pose from a homography H (target pixels → frame pixels, e.g. RANSAC's): a gridSize ×
 /// gridSize grid of target points spanning the target's corners (0,0), (w,0), (w,h), (0,h)
 /// (w × h = targetSize, pixels; gridSize = 2: the 4 corners) is mapped by H and fed to

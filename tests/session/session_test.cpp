@@ -97,6 +97,23 @@ TEST(Session, TracksTheBookAsTheTrackerCalledDirectly) {
     EXPECT_GT(fine.timings.refine, 0.0);
     for (size_t c = 0; c < direct.corners.size(); ++c)
       EXPECT_LT(cv::norm(fine.targets[0].corners[c] - direct.corners[c]), 3.0) << "frame " << i;
+    // The reprojection error reported is the reported pose's, over the reported inliers (the
+    // final refinement's pose, not the tracking lane's), and the pose explains them.
+    const nft::TargetResult& t = fine.targets[0];
+    const nft::TargetInfo info = refined.target(t.id);
+    const double mpp = info.widthMetres > 0 ? info.widthMetres / info.imageSize.width : 1.0;
+    std::vector<cv::Point3d> object;
+    for (const cv::Point2f& p : t.inlierTargetPoints) object.emplace_back(p.x * mpp, p.y * mpp, 0.0);
+    ASSERT_GE(object.size(), 8u) << "frame " << i;
+    std::vector<cv::Point2d> projected;
+    const nft::Calibration calibration = *refined.calibration();
+    cv::projectPoints(object, t.pose.rvec, t.pose.t, calibration.K, calibration.distortion, projected);
+    double error = 0;
+    for (size_t k = 0; k < projected.size(); ++k)
+      error += cv::norm(projected[k] - cv::Point2d(t.inlierFramePoints[k].x, t.inlierFramePoints[k].y));
+    error /= static_cast<double>(projected.size());
+    EXPECT_NEAR(t.reprojectionErrorPx, error, 1e-6) << "frame " << i;
+    EXPECT_LT(t.reprojectionErrorPx, 2.0) << "frame " << i;
     // R is the rotation vector's matrix.
     cv::Matx33d R;
     cv::Rodrigues(r.targets[0].pose.rvec, R);

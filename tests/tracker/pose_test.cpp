@@ -133,6 +133,34 @@ TEST(EstimatePose, HalfPixelNoiseGivesSmallErrorsAndAResidualAtTheNoiseLevel) {
   EXPECT_NEAR(residualSum / trials, 0.617, 0.02);
 }
 
+TEST(MeanReprojectionError, IsTheMeanDistanceUnderTheGivenPoseAsEstimatePoseReportsIt) {
+  CameraCalibration cal = defaultCalibration({800, 600});
+  cal.distortion = (cv::Mat_<double>(1, 5) << -0.2, 0.08, 0.001, -0.001, 0.0);
+  std::mt19937 rng(12);
+  Scene s = randomScene(rng, cal, 40);
+  std::vector<cv::Point2f> target, frame;
+  for (size_t i = 0; i < s.target.size(); ++i) {
+    target.emplace_back(s.target[i]);
+    frame.emplace_back(s.frame[i]);
+  }
+  Pose truth;
+  truth.rvec = s.rvec;
+  truth.tvec = s.tvec;
+  EXPECT_LT(meanReprojectionErrorPx(cal, truth, target, frame, kMpp), 1e-4);
+  // Every frame point 3 px right and 4 px down: 5 px from its projection.
+  for (cv::Point2f& p : frame) p += cv::Point2f(3.0f, 4.0f);
+  EXPECT_NEAR(meanReprojectionErrorPx(cal, truth, target, frame, kMpp), 5.0, 1e-4);
+  // Half the points moved: the mean of 0 and 5 px.
+  for (size_t i = 0; i < frame.size(); i += 2) frame[i] -= cv::Point2f(3.0f, 4.0f);
+  EXPECT_NEAR(meanReprojectionErrorPx(cal, truth, target, frame, kMpp), 2.5, 1e-4);
+  // The error estimatePose() reports is this one, of its own pose.
+  const Pose fitted = estimatePose(cal, target, frame, kMpp);
+  EXPECT_DOUBLE_EQ(meanReprojectionErrorPx(cal, fitted, target, frame, kMpp), fitted.reprojectionErrorPx);
+  EXPECT_EQ(meanReprojectionErrorPx(cal, truth, {}, {}, kMpp), 0.0);
+  EXPECT_THROW(meanReprojectionErrorPx(cal, truth, target, {}, kMpp), std::invalid_argument);
+  EXPECT_THROW(meanReprojectionErrorPx(cal, truth, target, frame, -1.0), std::invalid_argument);
+}
+
 TEST(PoseFromHomography, EqualsEstimatePoseOnTheCorners) {
   const CameraCalibration cal = defaultCalibration({800, 600});
   std::mt19937 rng(10);
