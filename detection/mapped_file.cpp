@@ -17,7 +17,7 @@
 
 namespace nft::detection {
 
-MappedFile::MappedFile(const std::string& path, const std::string& what) {
+MappedFile::MappedFile(const std::string& path, const std::string& what) : path_(path), what_(what) {
 #ifdef NFT_HAVE_MMAP
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw std::runtime_error("cannot open " + what + " '" + path + "': " + std::strerror(errno));
@@ -37,8 +37,10 @@ MappedFile::MappedFile(const std::string& path, const std::string& what) {
     }
     data_ = static_cast<const unsigned char*>(p);
     mapped_ = true;
+    fd_ = fd;  // for copy(): the mapping keeps the file, this descriptor reads it
+    return;
   }
-  ::close(fd);  // the mapping keeps the file
+  ::close(fd);
 #else
   read_ = binary::readFile(path, what);
   data_ = read_.data();
@@ -49,6 +51,28 @@ MappedFile::MappedFile(const std::string& path, const std::string& what) {
 MappedFile::~MappedFile() {
 #ifdef NFT_HAVE_MMAP
   if (mapped_) ::munmap(const_cast<unsigned char*>(data_), size_);
+  if (fd_ >= 0) ::close(fd_);
+#endif
+}
+
+std::vector<unsigned char> MappedFile::copy(const unsigned char* begin, size_t bytes) const {
+  if (begin < data_ || bytes > size_ || static_cast<size_t>(begin - data_) > size_ - bytes)
+    throw std::invalid_argument("MappedFile::copy: the range is not within " + what_ + " '" + path_ + "'");
+  if (fd_ < 0) return std::vector<unsigned char>(begin, begin + bytes);
+#ifdef NFT_HAVE_MMAP
+  std::vector<unsigned char> out(bytes);
+  size_t done = 0;
+  while (done < bytes) {
+    const ssize_t n = ::pread(fd_, out.data() + done, bytes - done, static_cast<off_t>((begin - data_) + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      throw std::runtime_error("cannot read " + what_ + " '" + path_ + "': " +
+                               (n < 0 ? std::strerror(errno) : "the file ends early"));
+    done += static_cast<size_t>(n);
+  }
+  return out;
+#else
+  return {};
 #endif
 }
 
@@ -57,7 +81,9 @@ void MappedFile::release(const unsigned char* begin, size_t bytes) const {
   if (!mapped_ || bytes == 0) return;
   const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
   const auto from = (reinterpret_cast<std::uintptr_t>(begin) + page - 1) / page * page;
-  const auto to = (reinterpret_cast<std::uintptr_t>(begin) + bytes) / page * page;
+  const auto end = reinterpret_cast<std::uintptr_t>(begin) + bytes;
+  // The file's last page is its own however little of it the file fills.
+  const auto to = (end == reinterpret_cast<std::uintptr_t>(data_) + size_ ? end + page - 1 : end) / page * page;
   // Advice only: a failure leaves the pages resident, nothing worse.
   if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
 #else

@@ -28,12 +28,11 @@ StoredTarget::StoredTarget(std::shared_ptr<const MappedFile> file, const unsigne
 
 TargetModel StoredTarget::decodeRecord(bool image) const {
   ++decodes_;
-  binary::Reader reader(record_, bytes_, what_);
-  TargetModel model = decodeCompactTarget(reader, name_, image);
-  // The record's pages go back to the file: a target decoded now and then costs no memory
-  // between decodes (its decoded model is the caller's).
-  file_->release(record_, bytes_);
-  return model;
+  // A copy read from the file, not the mapping (MappedFile::copy): a target decoded now and
+  // then costs no memory between decodes (its decoded model is the caller's).
+  const std::vector<unsigned char> record = file_->copy(record_, bytes_);
+  binary::Reader reader(record.data(), record.size(), what_);
+  return decodeCompactTarget(reader, name_, image);
 }
 
 TargetModel StoredTarget::decode() const { return decodeRecord(true); }
