@@ -2,8 +2,9 @@
 // A file's bytes, memory-mapped read-only where the platform has POSIX mmap (Linux, Android,
 // macOS, iOS; emscripten emulates it by reading), read into memory elsewhere. A target database
 // (target_database.h) keeps its file mapped so that the targets not being tracked or verified
-// cost no resident memory: their pages are read from the file again when they are decoded, and
-// released after (issue 33, item 6: a 1,000-target database within 200 MB of process memory).
+// cost no resident memory: the load releases the pages it has read, and a target decoded later
+// is read again from the file into a copy of its own (copy()), never through the mapping
+// (issue 33, item 6: a 1,000-target database within 200 MB of process memory).
 
 #include <cstddef>
 #include <string>
