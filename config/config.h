@@ -323,9 +323,10 @@ struct TrackingConfig {
   /// before it is reported, so a target is reported found a few frames after it came into view.
   /// off keeps them in process() (each detection in its own frame). auto: on with at least 2 cores
   /// (std::thread::hardware_concurrency), off with one and in the web build. The programs
-  /// (nft_replay, nft_eval, nft_preview) and the GStreamer elements resolve auto to off, to stay
-  /// deterministic (--realtime, or `on` in an element's config, runs the worker). off | on | auto.
-  /// Default auto.
+  /// (nft_replay, nft_eval, and nft_preview on a file) resolve auto to off, to stay deterministic
+  /// (--realtime runs the worker); so do the GStreamer elements from a source that is not live
+  /// (from a camera they keep auto; `on` in an element's config runs the worker from any source).
+  /// off | on | auto. Default auto.
   AsyncDetection asyncDetection = AsyncDetection::Auto;
   /// `async_delay_frames`: > 0 replays what the worker does deterministically: each detection runs
   /// in process() on frame k but is applied on frame k + N, as if a worker had taken N frames

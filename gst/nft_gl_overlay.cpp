@@ -10,6 +10,7 @@
 
 #include "gst/gl_colour_background.h"
 #include "gst/gl_luma_pass.h"
+#include "gst/live_source.h"
 #include "gst/nft_meta.h"
 #include "gst/result_message.h"
 #include "gst/saved_gl_state.h"
@@ -180,7 +181,11 @@ gboolean filterTexture(GstGLFilter* filter, GstGLMemory* input, GstGLMemory* out
   if (!st.session) {
     try {
       std::lock_guard<std::mutex> guard(st.lock);
-      st.session = nft::gst::openSession(st.settings, st.options);
+      // From a camera the search for targets runs on the Session's worker (auto kept), from a
+      // file in the streaming thread (track_settings.h).
+      nft::SessionOptions options = st.options;
+      nft::gst::resolveAsyncDetection(options, nft::gst::upstreamIsLive(GST_BASE_TRANSFORM(filter)));
+      st.session = nft::gst::openSession(st.settings, options);
       GST_INFO_OBJECT(filter, "Session on GStreamer's context: %s, %s (%s)", st.session->gpuRenderer().c_str(),
                       st.session->glVersion().c_str(), st.session->contextDescription().c_str());
       for (const std::string& w : st.session->warnings())

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gst/frame_drawing.h"
+#include "gst/live_source.h"
 #include "gst/nft_meta.h"
 #include "gst/result_message.h"
 #include "gst/track_properties.h"
@@ -116,7 +117,11 @@ GstFlowReturn transformIp(GstBaseTransform* trans, GstBuffer* buffer) {
   if (st.capsRefused) return GST_FLOW_NOT_NEGOTIATED;  // the error is on the bus already
   if (!st.session) {
     try {
-      st.session = nft::gst::openSession(st.settings, st.options);
+      // From a camera the search for targets runs on the Session's worker (auto kept), from a
+      // file in the streaming thread (track_settings.h).
+      nft::SessionOptions options = st.options;
+      nft::gst::resolveAsyncDetection(options, nft::gst::upstreamIsLive(trans));
+      st.session = nft::gst::openSession(st.settings, options);
       st.targets = st.session->targets();
       for (const std::string& w : st.session->warnings()) GST_ELEMENT_WARNING(self, RESOURCE, SETTINGS, ("%s", w.c_str()), (nullptr));
       GST_INFO_OBJECT(self, "Session on %s (%s), %zu targets", st.session->gpuRenderer().c_str(),

@@ -14,6 +14,7 @@ GstStructure* resultStructure(const FrameResult& result, GstClockTime pts, doubl
                                       "targets", G_TYPE_INT, static_cast<gint>(result.targets.size()),
                                       "process-ms", G_TYPE_DOUBLE, result.timings.total,  //
                                       "element-ms", G_TYPE_DOUBLE, elementMs,             //
+                                      "search-in-flight", G_TYPE_BOOLEAN, static_cast<gboolean>(result.searchInFlight),
                                       nullptr);
   static const char* const kCorner[8] = {"ulx", "uly", "urx", "ury", "lrx", "lry", "llx", "lly"};
   for (size_t i = 0; i < result.targets.size(); ++i) {

@@ -24,6 +24,8 @@ inline constexpr const char* kResultStructureName = "nft-result";
 ///                         Session's, the mapping, the drawing and the meta (its overhead is
 ///                         element-ms − process-ms; the first buffer's also holds the Session's
 ///                         making and the targets' training);
+///   search-in-flight (gboolean)  a search for targets runs on the Session's worker
+///                         (FrameResult::searchInFlight: its result comes with a later buffer);
 /// then for each entry i = 0 .. targets − 1, fields named "target<i>-<field>":
 ///   id (gint), name (string), state (string: "detecting", "tracking" or "lost"),
 ///   found (gboolean), inliers (gint), reproj-px (gdouble, pixels),

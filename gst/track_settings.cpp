@@ -36,14 +36,17 @@ SessionOptions sessionOptionsOf(const TrackSettings& s) {
       throw PropertyError("config", s.config, e.what());
     }
   }
-  // A pipeline reads a file as fast as it decodes, so a worker's results would depend on timing:
-  // auto resolves to off as in the programs (nft_replay), and a queue element in front of the
-  // element takes the camera's thread off the search instead; `on` in the config runs the worker.
-  if (options.config.tracking.asyncDetection == config::AsyncDetection::Auto)
-    options.config.tracking.asyncDetection = config::AsyncDetection::Off;
   if (!s.calibration.empty()) options.config.camera.calibration = s.calibration;
   if (s.hfovDeg > 0) options.config.camera.hfovDeg = s.hfovDeg;
   return options;
+}
+
+void resolveAsyncDetection(SessionOptions& options, bool liveSource) {
+  // A pipeline reads a file as fast as it decodes, so a worker's results would depend on timing:
+  // there auto resolves to off, as in the programs (nft_replay). A camera gives its frames at its
+  // own rate, and a search in the streaming thread would hold the frames behind it back.
+  if (!liveSource && options.config.tracking.asyncDetection == config::AsyncDetection::Auto)
+    options.config.tracking.asyncDetection = config::AsyncDetection::Off;
 }
 
 std::unique_ptr<Session> openSession(const TrackSettings& s, const SessionOptions& options) {

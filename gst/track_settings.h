@@ -45,6 +45,12 @@ class PropertyError : public std::runtime_error {
 ///   "property target = '' and property targets = '': ...".
 SessionOptions sessionOptionsOf(const TrackSettings& settings);
 
+/// tracking.async_detection's `auto` resolved for the element's source: kept (the Session's
+/// choice, on with at least 2 cores) for a live source (a camera: v4l2src, libcamerasrc,
+/// `videotestsrc is-live=true`; upstreamIsLive()), off for any other (a file: its results then do
+/// not depend on timing, as nft_replay's). `on` and `off` in the config are kept.
+void resolveAsyncDetection(SessionOptions& options, bool liveSource);
+
 /// Makes the Session on the calling thread (its headless EGL context becomes current there) and
 /// adds the target and the database's targets.
 /// @throws PropertyError naming the property at fault: config, calibration or hfov for a

@@ -4,9 +4,11 @@
 #include <gst/check/gstharness.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gst_test_support.h"
@@ -32,13 +34,16 @@ struct TrackHarness {
   GstElement* element = nullptr;
   GstBus* bus = nullptr;
   GstHarness* h = nullptr;
-  explicit TrackHarness(const std::string& target) {
+  /// `live`: what the harness answers to the element's latency query (a camera's source is
+  /// live, a file's is not); GstHarness's own default is live.
+  explicit TrackHarness(const std::string& target, bool live = false) {
     initGstreamer();
     element = gst_element_factory_make("nfttrack", nullptr);
     g_object_set(element, "target", target.c_str(), nullptr);
     bus = gst_bus_new();
     gst_element_set_bus(element, bus);
     h = gst_harness_new_with_element(element, "sink", "src");
+    gst_harness_set_live(h, live);
   }
   ~TrackHarness() {
     gst_harness_teardown(h);
@@ -117,6 +122,9 @@ TEST(NftTrack, FindsTheTargetAndPutsItsPoseInTheMetaAndTheMessage) {
   double tz = NAN;
   ASSERT_TRUE(gst_structure_get_double(s, "target0-tz", &tz));
   EXPECT_DOUBLE_EQ(tz, t.t[2]);
+  gboolean inFlight = TRUE;
+  ASSERT_TRUE(gst_structure_get_boolean(s, "search-in-flight", &inFlight));
+  EXPECT_FALSE(inFlight) << "from a source that is not live the search runs in the streaming thread";
   // The meta goes with copies of the buffer.
   GstBuffer* copy = gst_buffer_copy(run.out);
   const GstNftMeta* copied = gst_buffer_get_nft_meta(copy);
@@ -126,6 +134,42 @@ TEST(NftTrack, FindsTheTargetAndPutsItsPoseInTheMetaAndTheMessage) {
   EXPECT_NE(copied->targets[0].name, t.name);  // its own string
   EXPECT_EQ(copied->targets[0].corners[4], t.corners[4]);
   gst_buffer_unref(copy);
+}
+
+TEST(NftTrack, FromALiveSourceTheSearchRunsOnTheWorkerAndTheBuffersAreNotHeldBackForIt) {
+  // tracking.async_detection auto, as the defaults have it: from a live source (a camera) the
+  // Session's worker searches while buffers flow (with at least 2 cores; with one, auto is off
+  // and the first buffer is searched in the streaming thread, as from a file).
+  const bool worker = std::thread::hardware_concurrency() >= 2;
+  TrackHarness t(scene().targetPath, /*live=*/true);
+  gst_harness_set_src_caps_str(t.h, capsOf(scene().frame, GST_VIDEO_FORMAT_GRAY8).c_str());
+  int firstFound = -1;
+  bool firstInFlight = false;
+  for (int i = 0; i < 200 && firstFound < 0; ++i) {
+    ASSERT_EQ(gst_harness_push(t.h, bufferOf(scene().frame, GST_VIDEO_FORMAT_GRAY8)), GST_FLOW_OK) << "buffer " << i;
+    gst_buffer_unref(gst_harness_pull(t.h));
+    while (GstMessage* m = gst_bus_pop_filtered(t.bus, GST_MESSAGE_ELEMENT)) {
+      const GstStructure* s = gst_message_get_structure(m);
+      gint found = 0;
+      gboolean inFlight = FALSE;
+      if (gst_structure_has_name(s, "nft-result") && gst_structure_get_int(s, "found", &found) &&
+          gst_structure_get_boolean(s, "search-in-flight", &inFlight)) {
+        if (i == 0) firstInFlight = inFlight;
+        if (found == 1 && firstFound < 0) firstFound = i;
+      }
+      gst_message_unref(m);
+    }
+    if (firstFound < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(busErrors(t.bus).empty());
+  if (worker) {
+    EXPECT_TRUE(firstInFlight) << "the first buffer's search runs on the worker";
+    EXPECT_GT(firstFound, 0) << "the first buffer passes before its search ends";
+  } else {
+    EXPECT_FALSE(firstInFlight);
+    EXPECT_EQ(firstFound, 0);
+  }
+  EXPECT_GE(firstFound, 0) << "the worker's detection reaches a later buffer";
 }
 
 // The luma plane (NV12, NV21, I420, YUY2) and grey RGB (R = G = B) hold the same grey frame: every
@@ -300,7 +344,11 @@ TEST(NftResultMessage, CarriesFrameFoundAndEachTargetsFields) {
   b.state = TrackingState::Lost;
   r.targets = {a, b};
   r.timings.total = 1.25;
+  r.searchInFlight = true;
   GstStructure* s = nft::gst::resultStructure(r, 5 * GST_SECOND, 1.5);
+  gboolean inFlight = FALSE;
+  ASSERT_TRUE(gst_structure_get_boolean(s, "search-in-flight", &inFlight));
+  EXPECT_TRUE(inFlight);
   EXPECT_STREQ(gst_structure_get_name(s), "nft-result");
   guint64 frame = 0, timestamp = 0;
   gint found = 0, targets = 0, inliers = 0;
