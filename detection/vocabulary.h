@@ -111,8 +111,8 @@ class InvertedIndex {
   int words_ = 0;
   /// word → (document, count)
   std::vector<std::vector<std::pair<int, int>>> postings_;
-  /// document → (word → count)
-  std::unordered_map<int, std::unordered_map<int, int>> documentWords_;
+  /// document → its (word, count) pairs, sorted by word
+  std::unordered_map<int, std::vector<std::pair<int, int>>> documentWords_;
   // Cached weights, rebuilt after a change: idf per word, L1 norm of each document's tf-idf.
   mutable bool dirty_ = true;
   mutable std::vector<double> idf_;
