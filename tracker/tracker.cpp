@@ -190,9 +190,10 @@ struct Tracker::Impl {
     if (!predicted) return std::nullopt;
     TrackingPrior prior;
     prior.predicted = *predicted;
-    if (motion.previous())
+    if (motion.previous()) {
       prior.reference = options.motion == MotionModelKind::None ? motion.previous() : motion.last();
-    else if (carriedFrames > 0)
+      if (options.motion != MotionModelKind::None) prior.referenceBefore = motion.previous();
+    } else if (carriedFrames > 0)
       // A homography of an earlier frame carried to this one (initialise(H, range, frames)): the
       // motion the search finds from it sets the blur (as lastPosePrior's; follow() divides it
       // among the frames it spans).
@@ -211,7 +212,10 @@ struct Tracker::Impl {
     if (!motion.last()) return std::nullopt;
     TrackingPrior prior;
     prior.predicted = *motion.last();
-    prior.reference = motion.last();  // the motion this frame is what the search finds: its blur
+    // The motion this frame is what the search finds: its blur. Not its change since the frame
+    // before (TrackingPrior::referenceBefore): the prediction failed, the hand jerked, and the
+    // motion may have changed at once rather than steadily.
+    prior.reference = motion.last();
     prior.searchRangePx = options.tracking.maxSearchPx;
     if (prior.predicted == failed.predicted && failed.searchRangePx >= prior.searchRangePx) return std::nullopt;
     return prior;

@@ -120,11 +120,25 @@ struct TrackingLane::Impl {
     double streakPx = 0;  // mean blur streak of the matches, full-resolution pixels
   };
 
+  /// The motion over one frame at target point x, which H puts at `full` (frame pixels): full
+  /// minus where `reference` puts x, corrected by half the change of motion since the frame
+  /// before (TrackingPrior::referenceBefore) when known.
+  static cv::Point2d motionAt(const cv::Point2d& x, const cv::Point2d& full, const cv::Matx33d& reference,
+                              const std::optional<cv::Matx33d>& before) {
+    const cv::Point2d r = apply(reference, x);
+    const cv::Point2d motion = full - r;
+    if (!before) return motion;
+    // With constant acceleration the motion at the frame's time is the mean motion since the
+    // last frame plus half the change since the frame before: 1.5 (x_t − x_t−1) − 0.5 (x_t−1 − x_t−2).
+    return motion + 0.5 * (motion - (r - apply(*before, x)));
+  }
+
   /// Warps and searches the visible patches (at most `budget`) at `level` of the frame around
   /// where H puts them, within `radius` level pixels; with a motion reference, each template is
-  /// blurred along exposure × (H − reference) at its point.
+  /// blurred along exposure × the motion at its point (motionAt).
   Matches search(const cv::Mat& image, int level, const cv::Matx33d& H, int radius, int budget,
-                 const std::optional<cv::Matx33d>& reference, double exposure) const {
+                 const std::optional<cv::Matx33d>& reference, const std::optional<cv::Matx33d>& before,
+                 double exposure) const {
     Matches m;
     const cv::Matx33d Hinv = H.inv();
     const double scale = std::ldexp(1.0, level);
@@ -138,7 +152,7 @@ struct TrackingLane::Impl {
       if (!(p.x >= half && p.y >= half && p.x < image.cols - half && p.y < image.rows - half)) continue;
       const cv::Point centre(static_cast<int>(std::lround(p.x)), static_cast<int>(std::lround(p.y)));
       const cv::Point2d streak =
-          blur ? (full - apply(*reference, cv::Point2d(x.x, x.y))) * exposure : cv::Point2d(0, 0);
+          blur ? motionAt(cv::Point2d(x.x, x.y), full, *reference, before) * exposure : cv::Point2d(0, 0);
       const PatchTemplate patch = warpPatchBlurred(targetPyramid, Hinv, centre, level, options.patchSize, streak);
       if (!patch.valid) continue;
       const NccPeak peak = searchNcc(image, patch, centre, radius, true);
@@ -164,12 +178,13 @@ struct TrackingLane::Impl {
   /// with templates blurred along each candidate of kExposureCandidates × their motion against
   /// `reference`; −1 when the target moved too little for the blur to tell (a mean motion under
   /// 8 frame pixels).
-  double measureExposure(const cv::Mat& image, int level, const TrackedTarget& r, const cv::Matx33d& reference) const {
+  double measureExposure(const cv::Mat& image, int level, const TrackedTarget& r, const cv::Matx33d& reference,
+                         const std::optional<cv::Matx33d>& before) const {
     const size_t n = r.inlierTargetPoints.size();
     if (n == 0) return -1;
     double motion = 0;
     for (size_t i = 0; i < n; ++i)
-      motion += cv::norm(cv::Point2d(r.inlierFramePoints[i]) - apply(reference, cv::Point2d(r.inlierTargetPoints[i])));
+      motion += cv::norm(motionAt(cv::Point2d(r.inlierTargetPoints[i]), cv::Point2d(r.inlierFramePoints[i]), reference, before));
     if (motion / static_cast<double>(n) < 8.0) return -1;
     const cv::Matx33d Hinv = r.homography.inv();
     const double scale = std::ldexp(1.0, level);
@@ -183,7 +198,7 @@ struct TrackingLane::Impl {
         const cv::Point2d full = apply(r.homography, x);
         const cv::Point centre(static_cast<int>(std::lround(full.x / scale)),
                                static_cast<int>(std::lround(full.y / scale)));
-        const cv::Point2d streak = (full - apply(reference, x)) * candidate;
+        const cv::Point2d streak = motionAt(x, full, reference, before) * candidate;
         const PatchTemplate patch = warpPatchBlurred(targetPyramid, Hinv, centre, level, options.patchSize, streak);
         if (!patch.valid) continue;
         const NccPeak peak = searchNcc(image, patch, centre, 1, true);
@@ -364,7 +379,8 @@ std::optional<TrackedTarget> TrackingLane::track(FramePyramid& frame, const Trac
     throw std::invalid_argument("TrackingLane::track: frame size " + sizeText(frame.frameSize()) +
                                 " differs from the lane's frame size " + sizeText(frameSize) +
                                 " (or the frame is not CV_8UC1)");
-  if (!finite(prior.predicted) || (prior.reference && !finite(*prior.reference)))
+  if (!finite(prior.predicted) || (prior.reference && !finite(*prior.reference)) ||
+      (prior.referenceBefore && !finite(*prior.referenceBefore)))
     throw std::invalid_argument("TrackingLane::track: the prior's homographies are not finite");
   if (!(prior.searchRangePx >= 0)) throw std::invalid_argument("TrackingLane::track: searchRangePx must be >= 0");
   if (prior.blurExposure && !(*prior.blurExposure >= 0 && *prior.blurExposure <= 1))
@@ -422,7 +438,8 @@ std::optional<TrackedTarget> TrackingLane::track(FramePyramid& frame, const Trac
     const bool first = level == startLevel;
     const int radius = first ? startRadius : std::min(kRefineRadius, s.options.coarseRadiusPx);
     const int budget = level >= 2 ? s.options.coarsePatches : s.options.maxPatches;
-    const Impl::Matches m = s.search(frame.level(level), level, estimate, radius, budget, prior.reference, exposure);
+    const Impl::Matches m =
+        s.search(frame.level(level), level, estimate, radius, budget, prior.reference, prior.referenceBefore, exposure);
     // Half resolution needs as many matches as the fine stage's inliers (Wagner et al.'s lane
     // as it was); the coarser levels, with fewer patches, half that.
     const int minMatches = level >= 2 ? std::max(4, s.options.minInliers / 2) : s.options.minInliers;
@@ -440,7 +457,7 @@ std::optional<TrackedTarget> TrackingLane::track(FramePyramid& frame, const Trac
   cv::Matx33d homography;
   for (int pass = 0; pass < 2; ++pass) {
     fine = s.search(frame.level(finalLevel), finalLevel, estimate, s.options.fineRadiusPx, s.options.maxPatches,
-                    prior.reference, exposure);
+                    prior.reference, prior.referenceBefore, exposure);
     const int found = static_cast<int>(fine.target.size());
     if (found < s.options.minInliers) {
       s.timings.fine = msSince(t);
@@ -549,7 +566,7 @@ std::optional<TrackedTarget> TrackingLane::track(FramePyramid& frame, const Trac
   for (const cv::Point2d& c : corners) r.corners.emplace_back(static_cast<float>(c.x), static_cast<float>(c.y));
   r.reprojectionErrorPx = r.pose.reprojectionErrorPx;
   if (prior.reference && prior.measureExposure)
-    r.measuredExposure = s.measureExposure(frame.level(finalLevel), finalLevel, r, *prior.reference);
+    r.measuredExposure = s.measureExposure(frame.level(finalLevel), finalLevel, r, *prior.reference, prior.referenceBefore);
   r.timings = s.timings;
   return r;
 }

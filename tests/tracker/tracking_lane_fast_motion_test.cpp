@@ -3,8 +3,10 @@
 // says the target moves fast (the coarse search from quarter or eighth resolution) and not
 // without it; a target half out of the frame is followed on the patches still inside, and a
 // fit on too few of them is refused; in a frame blurred by the motion the blurred templates
-// place the target where the sharp ones lose it; the tracker follows a hand that starts and
-// stops abruptly.
+// place the target where the sharp ones lose it, blurred by the motion at the frame's time
+// when the target accelerates; the tracker follows a hand that starts and stops abruptly.
+
+#include <limits>
 
 #include <gtest/gtest.h>
 
@@ -105,6 +107,36 @@ TEST_F(FastMotionTest, BlurredTemplatesFollowAMotionBlurredTarget) {
   const std::optional<TrackedTarget> sharpTracked = trackOnce(sharpLane, frame, prior);
   EXPECT_TRUE(!sharpTracked || sharpTracked->inliers < tracked->inliers / 2)
       << "sharp templates: " << sharpTracked->inliers << " inliers, blurred: " << tracked->inliers;
+}
+
+TEST_F(FastMotionTest, AnAcceleratingTargetIsBlurredByItsMotionAtTheFramesTime) {
+  // 10 px per frame, then 30: constant acceleration of 20 px per frame², so the motion at this
+  // frame's time is 40 px per frame, and with the shutter open half the frame the streak is
+  // 20 px (not the 15 px of the mean motion since the last frame).
+  const cv::Matx33d before = translation(100, 160), last = translation(110, 160), now = translation(140, 160);
+  const cv::Mat frame = blurredFrame(target, now, {20, 0}, 31);
+  TrackingPrior prior;
+  prior.predicted = translation(2, 1) * now;
+  prior.reference = last;
+  prior.referenceBefore = before;
+  prior.blurExposure = 0.5;
+  prior.measureExposure = true;
+  TrackingLane lane(model, calibration);
+  const std::optional<TrackedTarget> tracked = trackOnce(lane, frame, prior);
+  ASSERT_TRUE(tracked) << lane.lastRejection();
+  EXPECT_LT(worstCornerError(tracked->corners, now, target.size()), 1.0);
+  EXPECT_NEAR(tracked->meanStreakPx, 20.0, 1.0);
+  // The exposure that explains the frame is the camera's: half the frame interval.
+  EXPECT_EQ(tracked->measuredExposure, 0.5);
+  // From the mean motion since the last frame (no frame before it known) the streaks are a
+  // quarter too short.
+  prior.referenceBefore.reset();
+  const std::optional<TrackedTarget> lagging = trackOnce(lane, frame, prior);
+  ASSERT_TRUE(lagging) << lane.lastRejection();
+  EXPECT_NEAR(lagging->meanStreakPx, 15.0, 1.0);
+  // A frame before that is not a homography is refused.
+  prior.referenceBefore = cv::Matx33d::all(std::numeric_limits<double>::quiet_NaN());
+  EXPECT_THROW(trackOnce(lane, frame, prior), std::invalid_argument);
 }
 
 TEST_F(FastMotionTest, TheTrackerFollowsAHandThatStartsAndStopsAbruptly) {
