@@ -183,16 +183,19 @@ struct Tracker::Impl {
   }
 
   /// The motion model's prior: the prediction with the frame before it as the motion reference
-  /// (constant velocity: the last homography; none: the one before it, so that the last motion
-  /// still sets the blur and the search range). std::nullopt without a target.
+  /// (constant velocity: the last homography, and the one before it as referenceBefore; none:
+  /// the one before it, so that the last motion still sets the blur and the search range).
+  /// std::nullopt without a target.
   std::optional<TrackingPrior> predictedPrior() const {
     const std::optional<cv::Matx33d> predicted = motion.predict();
     if (!predicted) return std::nullopt;
     TrackingPrior prior;
     prior.predicted = *predicted;
-    if (motion.previous()) {
-      prior.reference = options.motion == MotionModelKind::None ? motion.previous() : motion.last();
-      if (options.motion != MotionModelKind::None) prior.referenceBefore = motion.previous();
+    if (motion.previous() && options.motion == MotionModelKind::None) {
+      prior.reference = motion.previous();
+    } else if (motion.previous()) {
+      prior.reference = motion.last();
+      prior.referenceBefore = motion.previous();  // the blur of the motion at this frame's time
     } else if (carriedFrames > 0)
       // A homography of an earlier frame carried to this one (initialise(H, range, frames)): the
       // motion the search finds from it sets the blur (as lastPosePrior's; follow() divides it

@@ -175,8 +175,8 @@ struct TrackingLane::Impl {
 
   /// Which exposure explains the frame's blur best (TrackedTarget::measuredExposure): the mean
   /// NCC of up to kExposureSamples of r's inliers, at the place they were found (±1 level pixel),
-  /// with templates blurred along each candidate of kExposureCandidates × their motion against
-  /// `reference`; −1 when the target moved too little for the blur to tell (a mean motion under
+  /// with templates blurred along each candidate of kExposureCandidates × their motion
+  /// (motionAt, from `reference` and `before`); −1 when the target moved too little for the blur to tell (a mean motion under
   /// 8 frame pixels).
   double measureExposure(const cv::Mat& image, int level, const TrackedTarget& r, const cv::Matx33d& reference,
                          const std::optional<cv::Matx33d>& before) const {
