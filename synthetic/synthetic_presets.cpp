@@ -21,6 +21,7 @@ constexpr Named kNames[] = {
     {SyntheticPreset::Rotation, "rotation"},        {SyntheticPreset::Perspective, "perspective"},
     {SyntheticPreset::MotionBlur, "motion_blur"},   {SyntheticPreset::Occlusion, "occlusion"},
     {SyntheticPreset::OutOfView, "out_of_view"},    {SyntheticPreset::Unconstrained, "unconstrained"},
+    {SyntheticPreset::BentPage, "bent_page"},
 };
 
 double smoothstep(double x) {
@@ -140,6 +141,17 @@ CameraDofs PresetPath::camera(double t) const {
       c.tiltYDeg = wave(30, 75, 4);
       c.offsetXPx = px * (wave(170, 70, 5) + wave(30, 12, 6));
       c.offsetYPx = px * (wave(110, 60, 7) + wave(22, 10, 8));
+      break;
+    case SyntheticPreset::BentPage:
+      // A page held by hand close to the camera (0.32–0.48 m: 230–350 px wide at 640 × 480), a
+      // slow sweep that takes up to about 40 % of it out of view left / right and 20 % up /
+      // down, a 2–3 Hz shake, tilts of ±20° that show the bend from the side.
+      c.distanceM = 0.40 + wave(0.08, 130, 0);
+      c.offsetXPx = px * (wave(280, 120, 1) + wave(15, 13, 2));
+      c.offsetYPx = px * (wave(130, 95, 3) + wave(10, 11, 4));
+      c.rollDeg = wave(20, 150, 5);
+      c.tiltXDeg = wave(20, 110, 6);
+      c.tiltYDeg = wave(20, 90, 7);
       break;
   }
   return c;

@@ -15,6 +15,11 @@
 // frame at 640×480 (tests/tracker/synthetic_presets_test.cpp measures each path); the table of
 // README.md "Fast motion and the POT presets" lists each preset's motion.
 //
+// One more preset is not a POT category: the bent page, the target printed on a page that is not
+// flat but bent around a cylinder (its axis along the target's height; SyntheticSequence draws it
+// and gives its exact projection), held by hand close to the camera with up to about 40 % of it
+// out of view, like a book cover waved in front of a phone (../shared/data/video/korean_book).
+//
 // The occlusion presets add an occluder: a textured rectangle (opencv-doc's fruits.jpg) that
 // slides across the target just in front of it (it moves with the target plus its own sliding,
 // so its blur follows its own motion), covering up to half of the target's area.
@@ -35,14 +40,20 @@ enum class SyntheticPreset {
   Occlusion,      ///< a moving occluder covers up to half the target
   OutOfView,      ///< up to about half of the target leaves the frame
   Unconstrained,  ///< all of the above at once, each at about half its amplitude
+  /// Not a POT category: the target on a page bent around a cylinder of 2.5× its width
+  /// (kBentPageRadiusWidths), hand-held 0.3–0.5 m away, up to about 40 % of it out of view.
+  BentPage,
 };
 
+/// The bent page's radius of curvature in target widths (the issue asks for 1.5–4).
+inline constexpr double kBentPageRadiusWidths = 2.5;
+
 /// "default", "scale", "rotation", "perspective", "motion_blur", "occlusion", "out_of_view",
-/// "unconstrained".
+/// "unconstrained", "bent_page".
 std::string toString(SyntheticPreset preset);
 /// The preset named by toString(); std::nullopt for any other name.
 std::optional<SyntheticPreset> parseSyntheticPreset(const std::string& name);
-/// The seven POT categories in the order above (every preset but Default).
+/// The seven POT categories in the order above (every preset but Default and BentPage).
 const std::vector<SyntheticPreset>& potPresets();
 /// "scale, rotation, ..." (every name parseSyntheticPreset() takes), for help and error texts.
 std::string syntheticPresetNames();
@@ -66,7 +77,8 @@ struct OccluderPlacement {
   double coveredFraction() const;
 };
 
-/// The motion of one POT preset (not Default, whose path SyntheticSequence keeps as it was).
+/// The motion of one POT preset or the bent page (not Default, whose path SyntheticSequence keeps
+/// as it was).
 /// Immutable, copyable.
 class PresetPath {
  public:

@@ -41,6 +41,24 @@ cv::Point2f apply(const cv::Matx33d& H, double x, double y) {
   return {static_cast<float>(p[0] / p[2]), static_cast<float>(p[1] / p[2])};
 }
 
+namespace {
+
+/// frame(roi) ← frame(roi)·(1 − weight) + colour, colour premultiplied by the weight.
+void blendPremultiplied(const cv::Mat& colour, const cv::Mat& weight, const cv::Rect& roi, cv::Mat& frame) {
+  for (int y = 0; y < roi.height; ++y) {
+    uchar* out = frame.ptr<uchar>(roi.y + y) + 3 * roi.x;
+    const uchar* in = colour.ptr<uchar>(y);
+    const float* w = weight.ptr<float>(y);
+    for (int x = 0; x < roi.width; ++x)
+      for (int k = 0; k < 3; ++k) {
+        const float v = out[3 * x + k] * (1.0f - w[x]) + in[3 * x + k];
+        out[3 * x + k] = cv::saturate_cast<uchar>(v);
+      }
+  }
+}
+
+}  // namespace
+
 void compositeLayer(const cv::Mat& layer, const cv::Matx33d& layerToFrame, cv::Mat& frame) {
   float x0 = 1e9f, y0 = 1e9f, x1 = -1e9f, y1 = -1e9f;
   for (const cv::Point2d c : {cv::Point2d(0, 0), cv::Point2d(layer.cols, 0), cv::Point2d(layer.cols, layer.rows),
@@ -60,16 +78,19 @@ void compositeLayer(const cv::Mat& layer, const cv::Matx33d& layerToFrame, cv::M
   cv::warpPerspective(cv::Mat(layer.size(), CV_32F, cv::Scalar(1.0)), weight, toRoi, roi.size(), cv::INTER_LINEAR,
                       cv::BORDER_CONSTANT, cv::Scalar(0));
   // The border taps read 0 in both: colour is premultiplied by the weight.
-  for (int y = 0; y < roi.height; ++y) {
-    uchar* out = frame.ptr<uchar>(roi.y + y) + 3 * roi.x;
-    const uchar* in = colour.ptr<uchar>(y);
-    const float* w = weight.ptr<float>(y);
-    for (int x = 0; x < roi.width; ++x)
-      for (int k = 0; k < 3; ++k) {
-        const float v = out[3 * x + k] * (1.0f - w[x]) + in[3 * x + k];
-        out[3 * x + k] = cv::saturate_cast<uchar>(v);
-      }
-  }
+  blendPremultiplied(colour, weight, roi, frame);
+}
+
+void compositeRemapped(const cv::Mat& layer, const cv::Mat& mapX, const cv::Mat& mapY, cv::Point origin,
+                       cv::Mat& frame) {
+  CV_Assert(mapX.type() == CV_32F && mapY.type() == CV_32F && mapX.size() == mapY.size());
+  const cv::Rect roi(origin, mapX.size());
+  CV_Assert((roi & cv::Rect(0, 0, frame.cols, frame.rows)) == roi);
+  cv::Mat colour, weight;
+  cv::remap(layer, colour, mapX, mapY, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar::all(0));
+  cv::remap(cv::Mat(layer.size(), CV_32F, cv::Scalar(1.0)), weight, mapX, mapY, cv::INTER_LINEAR, cv::BORDER_CONSTANT,
+            cv::Scalar(0));
+  blendPremultiplied(colour, weight, roi, frame);
 }
 
 int pyramidLevel(const cv::Matx33d& surfaceToFrame, cv::Point2d at, int levels) {

@@ -37,6 +37,14 @@ cv::Point2f apply(const cv::Matx33d& H, double x, double y);
 /// Nothing is drawn when a corner of the layer is behind the camera.
 void compositeLayer(const cv::Mat& layer, const cv::Matx33d& layerToFrame, cv::Mat& frame);
 
+/// Draws `layer` (CV_8UC3) over the pixels of `frame` (CV_8UC3) from `origin` on, through a map:
+/// frame pixel origin + (x, y) shows layer pixel (mapX(y, x), mapY(y, x)) (CV_32F maps of the
+/// same size, what cv::remap takes), bilinear, with anti-aliased edges as compositeLayer() (a
+/// map entry far outside the layer draws nothing there).
+/// @throws cv::Exception when the maps' size or type differ or they do not fit in `frame` from `origin`.
+void compositeRemapped(const cv::Mat& layer, const cv::Mat& mapX, const cv::Mat& mapY, cv::Point origin,
+                       cv::Mat& frame);
+
 /// The pyramid level (0 .. levels - 1) whose texels are about one frame pixel where
 /// `surfaceToFrame` maps the surface point `at`: round(log2(1 / local scale)), so that
 /// warpPerspective's bilinear taps do not alias.

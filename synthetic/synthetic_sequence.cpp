@@ -22,6 +22,14 @@ constexpr int kPyramidLevels = 4;
 constexpr double kExposureFrames = 0.5;  // shutter open for half a frame: the motion blur
 constexpr int kMaxSubframes = 12;
 constexpr int kMaxPresetSubframes = 40;
+/// The bent page's ground truth: a kGtGrid × kGtGrid grid of target points over the whole target,
+/// and at least kMinVisible of them inside the frame for the fit to use only those.
+constexpr int kGtGrid = 21;
+constexpr size_t kMinVisible = 8;
+/// The bent page's map is exact every kMapStep frame pixels, bilinear in between: the map is smooth,
+/// and the frames stay within 7 grey levels of those of an exact map at every pixel (measured on
+/// four frames; the differences are remap's 1/32-pixel steps rounded the other way, at edges).
+constexpr int kMapStep = 4;
 
 }  // namespace
 
@@ -121,6 +129,7 @@ SyntheticSequence::SyntheticSequence(const SyntheticSequenceOptions& options) : 
     target_.copyTo(paperImage(cv::Rect(kPaperMarginPx, kPaperMarginPx, target_.cols, target_.rows)));
     cv::buildPyramid(paperImage, paper_, kPyramidLevels - 1);
     paperOrigin_ = {static_cast<double>(paper.x), static_cast<double>(paper.y)};
+    if (options.preset == SyntheticPreset::BentPage) bendRadiusM_ = kBentPageRadiusWidths * options.targetWidthM;
   }
   cv::buildPyramid(surface, surface_, kPyramidLevels - 1);
 
@@ -153,7 +162,9 @@ std::optional<OccluderPlacement> SyntheticSequence::occluder(int index) const {
 
 void SyntheticSequence::drawLayers(double t, int level, cv::Mat& warped) const {
   const cv::Matx33d H = homographyAt(t);  // surface pixels → frame pixels
-  if (!paper_.empty()) {  // level pixel x ↔ paper pixel 2^level·x (cv::pyrDown)
+  if (bendRadiusM_ > 0) {
+    drawBentPaper(t, level, warped);
+  } else if (!paper_.empty()) {  // level pixel x ↔ paper pixel 2^level·x (cv::pyrDown)
     const size_t l = static_cast<size_t>(std::min(level, static_cast<int>(paper_.size()) - 1));
     const double sl = std::ldexp(1.0, static_cast<int>(l));
     const cv::Matx33d paperToSurface(sl, 0, paperOrigin_.x, 0, sl, paperOrigin_.y, 0, 0, 1);
@@ -171,12 +182,11 @@ void SyntheticSequence::drawLayers(double t, int level, cv::Mat& warped) const {
   compositeLayer(texture, H * A, warped);
 }
 
-cv::Matx33d SyntheticSequence::homographyAt(double frame) const {
+SyntheticSequence::Dofs SyntheticSequence::dofsAt(double frame) const {
   if (preset_) {
     const CameraDofs c = preset_->camera(frame);
     const double deg = kPi / 180.0;
-    return cameraHomography(c.distanceM, c.tiltXDeg * deg, c.tiltYDeg * deg, c.rollDeg * deg, c.offsetXPx,
-                            c.offsetYPx);
+    return {c.distanceM, c.tiltXDeg * deg, c.tiltYDeg * deg, c.rollDeg * deg, c.offsetXPx, c.offsetYPx};
   }
   const Path& p = *path_;
   const double seconds = p.warp(frame) / fps();
@@ -192,17 +202,25 @@ cv::Matx33d SyntheticSequence::homographyAt(double frame) const {
   const double roll = (100.0 * dof(Path::Roll) + 0.4 * tremor(3)) * deg;
   const double offsetX = 110.0 * dof(Path::OffsetX) + 1.5 * tremor(4);
   const double offsetY = 70.0 * dof(Path::OffsetY) + 1.5 * tremor(5);
-  return cameraHomography(distance, tiltX, tiltY, roll, offsetX, offsetY);
+  return {distance, tiltX, tiltY, roll, offsetX, offsetY};
 }
 
-cv::Matx33d SyntheticSequence::cameraHomography(double distance, double tiltX, double tiltY, double roll,
-                                                double offsetX, double offsetY) const {
+cv::Matx33d SyntheticSequence::homographyAt(double frame) const { return cameraHomography(dofsAt(frame)); }
+
+SyntheticSequence::TargetPose SyntheticSequence::cameraPose(const Dofs& d) const {
   const double f = K_(0, 0);
-  distance *= distanceScale_;
+  const double distance = d.distance * distanceScale_;
   // X_cam = R·X_target + t with the target's centre at (offsetX, offsetY)·distance/f, distance.
-  const cv::Matx33d R = synth::rotationZXY(roll, tiltX, tiltY);
+  const cv::Matx33d R = synth::rotationZXY(d.roll, d.tiltX, d.tiltY);
   const cv::Vec3d centre(0.5 * options_.targetWidthM, 0.5 * metresPerPixel_ * target_.rows, 0.0);
-  const cv::Vec3d t = cv::Vec3d(offsetX * distance / f, offsetY * distance / f, distance) - R * centre;
+  const cv::Vec3d t = cv::Vec3d(d.offsetX * distance / f, d.offsetY * distance / f, distance) - R * centre;
+  return {R, t};
+}
+
+SyntheticSequence::TargetPose SyntheticSequence::targetPose(int index) const { return cameraPose(dofsAt(index)); }
+
+cv::Matx33d SyntheticSequence::cameraHomography(const Dofs& d) const {
+  const auto [R, t] = cameraPose(d);
   const cv::Matx33d Rt(R(0, 0), R(0, 1), t[0], R(1, 0), R(1, 1), t[1], R(2, 0), R(2, 1), t[2]);
   // Surface pixels → target metres (origin at the target's top-left corner).
   const double m = metresPerPixel_;
@@ -211,7 +229,145 @@ cv::Matx33d SyntheticSequence::cameraHomography(double distance, double tiltX, d
   return H * (1.0 / H(2, 2));
 }
 
+cv::Vec3d SyntheticSequence::bentPoint(double u, double v) const {
+  const double r = bendRadiusM_, centre = 0.5 * options_.targetWidthM;
+  const double angle = (u * metresPerPixel_ - centre) / r;  // arc length / radius
+  return {centre + r * std::sin(angle), v * metresPerPixel_, r * (1.0 - std::cos(angle))};
+}
+
+void SyntheticSequence::drawBentPaper(double t, int level, cv::Mat& warped) const {
+  // Level pixel x ↔ paper pixel 2^level·x (cv::pyrDown) ↔ target pixel 2^level·x − margin.
+  const size_t l = static_cast<size_t>(std::min(level, static_cast<int>(paper_.size()) - 1));
+  const double sl = std::ldexp(1.0, static_cast<int>(l));
+  const TargetPose pose = cameraPose(dofsAt(t));
+  const double r = bendRadiusM_, centre = 0.5 * options_.targetWidthM, m = metresPerPixel_;
+
+  // The paper's outline in the frame (its top and bottom edges are curves): the pixels to map.
+  const double u0 = -kPaperMarginPx, u1 = target_.cols + kPaperMarginPx;
+  const double v0 = -kPaperMarginPx, v1 = target_.rows + kPaperMarginPx;
+  double x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9;
+  constexpr int kEdgeSamples = 32;
+  for (int k = 0; k <= kEdgeSamples; ++k) {
+    const double a = static_cast<double>(k) / kEdgeSamples;
+    for (const cv::Point2d p : {cv::Point2d(u0 + a * (u1 - u0), v0), cv::Point2d(u0 + a * (u1 - u0), v1),
+                                cv::Point2d(u0, v0 + a * (v1 - v0)), cv::Point2d(u1, v0 + a * (v1 - v0))}) {
+      const cv::Vec3d q = K_ * (pose.R * bentPoint(p.x, p.y) + pose.t);
+      if (!(q[2] > 0)) return;  // behind the camera (the preset never looks that way)
+      x0 = std::min(x0, q[0] / q[2]), y0 = std::min(y0, q[1] / q[2]);
+      x1 = std::max(x1, q[0] / q[2]), y1 = std::max(y1, q[1] / q[2]);
+    }
+  }
+  const cv::Rect frameRect(0, 0, warped.cols, warped.rows);
+  if (!(x1 >= -2 && y1 >= -2 && x0 <= warped.cols + 2 && y0 <= warped.rows + 2)) return;
+  const cv::Rect roi = cv::Rect(cv::Point(static_cast<int>(std::floor(std::max(x0, -2.0))) - 1,
+                                          static_cast<int>(std::floor(std::max(y0, -2.0))) - 1),
+                                cv::Point(static_cast<int>(std::ceil(std::min(x1, warped.cols + 2.0))) + 2,
+                                          static_cast<int>(std::ceil(std::min(y1, warped.rows + 2.0))) + 2)) &
+                       frameRect;
+  if (roi.empty()) return;
+
+  // A frame pixel's ray, in the target's frame, meets the cylinder (x − w/2)² + (z − r)² = r²;
+  // the page is its near half (z < r), the first such intersection in front of the camera.
+  const cv::Matx33d Rt = pose.R.t();
+  const cv::Vec3d origin = -(Rt * pose.t);
+  const cv::Matx33d rayOf = Rt * K_.inv();  // frame pixel (x, y, 1) → ray direction
+  const double a = origin[0] - centre, b = origin[2] - r, c = a * a + b * b - r * r;
+  const auto paperAt = [&](double x, double y, float& px, float& py) {
+    const cv::Vec3d d = rayOf * cv::Vec3d(x, y, 1.0);
+    const double A = d[0] * d[0] + d[2] * d[2], B = 2 * (a * d[0] + b * d[2]);
+    const double disc = B * B - 4 * A * c;
+    if (!(A > 0) || disc < 0) return false;
+    const double q = std::sqrt(disc);
+    for (const double lambda : {(-B - q) / (2 * A), (-B + q) / (2 * A)}) {
+      const double X = origin[0] + lambda * d[0], Z = origin[2] + lambda * d[2];
+      if (!(lambda > 0) || !(Z < r)) continue;
+      const double u = (centre + r * std::atan2(X - centre, r - Z)) / m, v = (origin[1] + lambda * d[1]) / m;
+      px = static_cast<float>((u + kPaperMarginPx) / sl);
+      py = static_cast<float>((v + kPaperMarginPx) / sl);
+      return true;
+    }
+    return false;
+  };
+  constexpr float kNowhere = -1e5f;  // a pixel whose ray misses the page: outside the layer
+  const int nx = (roi.width - 1) / kMapStep + 2, ny = (roi.height - 1) / kMapStep + 2;
+  cv::Mat nodeX(ny, nx, CV_32F), nodeY(ny, nx, CV_32F), nodeHit(ny, nx, CV_8U);
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i)
+      nodeHit.at<uchar>(j, i) = paperAt(roi.x + i * kMapStep, roi.y + j * kMapStep, nodeX.at<float>(j, i),
+                                        nodeY.at<float>(j, i))
+                                    ? 1
+                                    : 0;
+  cv::Mat mapX(roi.size(), CV_32F), mapY(roi.size(), CV_32F);
+  for (int y = 0; y < roi.height; ++y) {
+    const int j = y / kMapStep;
+    const float fy = static_cast<float>(y % kMapStep) / kMapStep;
+    const float *topX = nodeX.ptr<float>(j), *bottomX = nodeX.ptr<float>(j + 1);
+    const float *topY = nodeY.ptr<float>(j), *bottomY = nodeY.ptr<float>(j + 1);
+    const uchar *topHit = nodeHit.ptr<uchar>(j), *bottomHit = nodeHit.ptr<uchar>(j + 1);
+    float* outX = mapX.ptr<float>(y);
+    float* outY = mapY.ptr<float>(y);
+    for (int x = 0; x < roi.width; ++x) {
+      const int i = x / kMapStep;
+      const float fx = static_cast<float>(x % kMapStep) / kMapStep;
+      if (topHit[i] && topHit[i + 1] && bottomHit[i] && bottomHit[i + 1]) {
+        outX[x] = (1 - fy) * ((1 - fx) * topX[i] + fx * topX[i + 1]) + fy * ((1 - fx) * bottomX[i] + fx * bottomX[i + 1]);
+        outY[x] = (1 - fy) * ((1 - fx) * topY[i] + fx * topY[i + 1]) + fy * ((1 - fx) * bottomY[i] + fx * bottomY[i + 1]);
+      } else if (!paperAt(roi.x + x, roi.y + y, outX[x], outY[x])) {  // a cell at the page's silhouette
+        outX[x] = outY[x] = kNowhere;
+      }
+    }
+  }
+  synth::compositeRemapped(paper_[l], mapX, mapY, roi.tl(), warped);
+}
+
+cv::Matx33d SyntheticSequence::visibleHomography(int index) const {
+  std::vector<cv::Point2f> grid;
+  for (int j = 0; j < kGtGrid; ++j)
+    for (int i = 0; i < kGtGrid; ++i)
+      grid.emplace_back(static_cast<float>(target_.cols * i / (kGtGrid - 1.0)),
+                        static_cast<float>(target_.rows * j / (kGtGrid - 1.0)));
+  const std::vector<cv::Point2f> at = project(index, grid);
+  std::vector<cv::Point2f> from, to;
+  std::vector<bool> column(kGtGrid, false), row(kGtGrid, false);
+  const float width = static_cast<float>(options_.frameSize.width), height = static_cast<float>(options_.frameSize.height);
+  for (size_t k = 0; k < grid.size(); ++k)
+    if (at[k].x >= 0 && at[k].y >= 0 && at[k].x < width && at[k].y < height) {
+      from.push_back(grid[k]);
+      to.push_back(at[k]);
+      column[k % kGtGrid] = row[k / kGtGrid] = true;
+    }
+  // Two rows and two columns at least: points on one line do not fix a homography.
+  if (from.size() < kMinVisible || std::count(column.begin(), column.end(), true) < 2 ||
+      std::count(row.begin(), row.end(), true) < 2) {
+    from = grid;
+    to = at;
+  }
+  const cv::Mat H = cv::findHomography(from, to, 0);  // least squares, refined (Levenberg–Marquardt)
+  if (H.empty())
+    throw std::logic_error("synthetic sequence: no homography fits the bent page's points in frame " +
+                           std::to_string(index));
+  const cv::Matx33d Hm(H);
+  return Hm * (1.0 / Hm(2, 2));
+}
+
+std::vector<cv::Point2f> SyntheticSequence::project(int index, const std::vector<cv::Point2f>& targetPoints) const {
+  std::vector<cv::Point2f> out;
+  out.reserve(targetPoints.size());
+  if (bendRadiusM_ > 0) {
+    const TargetPose pose = targetPose(index);
+    for (const cv::Point2f& p : targetPoints) {
+      const cv::Vec3d q = K_ * (pose.R * bentPoint(p.x, p.y) + pose.t);
+      out.emplace_back(static_cast<float>(q[0] / q[2]), static_cast<float>(q[1] / q[2]));
+    }
+  } else {
+    const cv::Matx33d H = homography(index);
+    for (const cv::Point2f& p : targetPoints) out.push_back(apply(H, p.x, p.y));
+  }
+  return out;
+}
+
 cv::Matx33d SyntheticSequence::homography(int index) const {
+  if (bendRadiusM_ > 0) return visibleHomography(index);
   const cv::Matx33d T(1, 0, targetOrigin_.x, 0, 1, targetOrigin_.y, 0, 0, 1);  // target → surface pixels
   cv::Matx33d H = homographyAt(index) * T;
   return H * (1.0 / H(2, 2));

@@ -21,6 +21,15 @@
 // occlusion, out of view, unconstrained), rendered the same way with finer sub-frames (the
 // presets move up to 80 px per frame) and, for the occlusion presets, a textured occluder
 // composited in every sub-frame. The default path and its frames are unchanged by the presets.
+//
+// The bent page (SyntheticPreset::BentPage) is the one target that is not flat: its paper is bent
+// around a cylinder whose axis runs along the target's height, kBentPageRadiusWidths × the
+// target's width behind it (the page's vertical centre line lies where the flat target's would,
+// its edges bend away from the camera), drawn through cv::remap from a map of frame pixels to
+// paper pixels, each the intersection of the pixel's ray with the cylinder. project() gives the
+// exact frame position of any target point; no homography maps the whole page, so the ground
+// truth (homography(), corners()) is the best homography of the target points inside the frame
+// (../shared/DESIGN.md, "Accuracy on real footage").
 
 #include <array>
 #include <cstdint>
@@ -85,9 +94,36 @@ class SyntheticSequence {
   /// @throws std::out_of_range for another index.
   cv::Mat render(int index) const;
   /// Homography target-image pixels → frame pixels at the middle of frame `index`'s exposure.
+  /// The bent page: the least-squares homography (cv::findHomography, method 0) of a 21 × 21 grid
+  /// of target points over the whole target, fitted to their exact positions (project()) of those
+  /// inside the frame ([0, width) × [0, height)); of all of them when fewer than 8 are inside.
   cv::Matx33d homography(int index) const;
-  /// The target image's corners (0,0), (w,0), (w,h), (0,h) mapped into frame `index`.
+  /// The target image's corners (0,0), (w,0), (w,h), (0,h) mapped into frame `index` by
+  /// homography(index) (the bent page: not where its corners are, project() says that).
   QuadCorners corners(int index) const;
+  /// Exact frame positions (pixels) of target-image points (pixels; any point of the target's
+  /// plane, inside the image or not) at the middle of frame `index`'s exposure: through
+  /// homography(index) for a flat target, on the cylinder for the bent page.
+  std::vector<cv::Point2f> project(int index, const std::vector<cv::Point2f>& targetPoints) const;
+
+  /// The camera at one instant: X_camera = R·X + t (metres) for a point X = (x, y, z) of the
+  /// target's frame: origin at the target's upper-left corner, x along its width, y along its
+  /// height, z away from the camera when the view is frontal (the flat target is z = 0).
+  struct TargetPose {
+    cv::Matx33d R;
+    cv::Vec3d t;
+  };
+  /// The pose at the middle of frame `index`'s exposure; with cameraMatrix(), what project() uses.
+  TargetPose targetPose(int index) const;
+  /// The frames' camera matrix (tracker::defaultCalibration of frameSize()), pixels.
+  const cv::Matx33d& cameraMatrix() const { return K_; }
+  /// Width of a target-image pixel on the print, metres (options().targetWidthM / image width).
+  double metresPerPixel() const { return metresPerPixel_; }
+  /// The bent page's radius of curvature, metres (kBentPageRadiusWidths × targetWidthM); 0 for
+  /// a flat target. Its surface: the target point (u, v) (pixels, s = u·metresPerPixel() − w/2
+  /// its arc length from the centre line, w the target's width in metres) lies at
+  /// (w/2 + r·sin(s/r), v·metresPerPixel(), r·(1 − cos(s/r))) in the target's frame.
+  double bendRadiusM() const { return bendRadiusM_; }
   /// Ground truth of every frame (corners(i) for each i).
   std::vector<QuadCorners> groundTruth() const;
   /// The occluder at the middle of frame `index`'s exposure (target-normalised placement),
@@ -96,14 +132,28 @@ class SyntheticSequence {
   std::optional<OccluderPlacement> occluder(int index) const;
 
  private:
+  /// The camera's six degrees of freedom: distance (metres, before distanceScale_), angles in
+  /// radians, offsets in pixels.
+  struct Dofs {
+    double distance, tiltX, tiltY, roll, offsetX, offsetY;
+  };
+  /// The path's camera at time `frame` (fractional frames allowed).
+  Dofs dofsAt(double frame) const;
   /// Camera pose of the target at time `frame` (fractional frames allowed).
   cv::Matx33d homographyAt(double frame) const;  // surface pixels → frame pixels
-  /// Surface pixels → frame pixels for the camera at `distance` metres etc. (angles in radians).
-  cv::Matx33d cameraHomography(double distance, double tiltX, double tiltY, double roll, double offsetX,
-                               double offsetY) const;
+  /// The camera `d` as R, t (TargetPose).
+  TargetPose cameraPose(const Dofs& d) const;
+  /// Surface pixels → frame pixels for the camera `d`.
+  cv::Matx33d cameraHomography(const Dofs& d) const;
   /// Presets: draws the printed target and the occluder (if any at time t) over `warped`, the
   /// background at time t, from their pyramid level `level`.
   void drawLayers(double t, int level, cv::Mat& warped) const;
+  /// The bent page: draws its paper (pyramid level `level`) at time t over `warped`.
+  void drawBentPaper(double t, int level, cv::Mat& warped) const;
+  /// The bent page: target pixels (u, v) → the point of the cylinder in the target's frame, metres.
+  cv::Vec3d bentPoint(double u, double v) const;
+  /// The bent page: the least-squares homography of the grid's target points inside frame `index`.
+  cv::Matx33d visibleHomography(int index) const;
 
   SyntheticSequenceOptions options_;
   cv::Mat target_;
@@ -118,6 +168,7 @@ class SyntheticSequence {
   std::vector<cv::Mat> occluder_;     // Gaussian pyramid of the occluder texture (occlusion presets)
   std::vector<cv::Mat> paper_;        // presets: the target on its paper, a layer over the background
   cv::Point2d paperOrigin_;           // the paper's top-left corner in surface pixels
+  double bendRadiusM_ = 0;            // the bent page's radius of curvature, metres; 0: flat
 };
 
 }  // namespace nft::replay
