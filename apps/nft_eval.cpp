@@ -187,8 +187,9 @@ void addTrackingCommand(CLI::App& app, TrackingArgs& a) {
       "(configured as nft_replay configures it) and the OpenCV baselines - ORB (1000 features, ratio 0.8) or\n"
       "SIFT (ratio 0.75), brute-force k=2 matching and findHomography RANSAC 3 px on every frame - on the same\n"
       "frames in one process. Alignment error e = sqrt(mean over the 4 corners of the squared distance); a frame\n"
-      "without a result fails (e = inf). Prints success at 5 and 10 px, median error, tracked fraction and\n"
-      "median ms per frame per method.");
+      "without a result fails (e = inf). Beside it the visible error: the mean distance of a 10x10 grid of target\n"
+      "points inside the frame. Prints success at 5 and 10 px, median error, success at 5 px and median by the\n"
+      "visible error, tracked fraction and median ms per frame per method.");
   TrackingRequest& r = a.request;
   cmd->add_option("--target", r.target,
                   "target image (trained at start-up) or .nftm model; with --targets also the name of a\n"
@@ -204,7 +205,8 @@ void addTrackingCommand(CLI::App& app, TrackingArgs& a) {
       ->check(CLI::Range(0, 100));
   cmd->add_option("--preset", r.preset,
                   "instead of --target/--video/--gt: a synthetic sequence with exact ground truth, one of\n" +
-                      nft::replay::syntheticPresetNames() + " (POT categories, synthetic/synthetic_presets.h)");
+                      nft::replay::syntheticPresetNames() +
+                      " (POT categories and a bent page, synthetic/synthetic_presets.h)");
   cmd->add_option("--synthetic-frames", r.syntheticFrames, "frames of the --preset sequence")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
@@ -225,7 +227,8 @@ void addTrackingCommand(CLI::App& app, TrackingArgs& a) {
   cmd->add_option("--baselines", a.baselines, "comma-separated OpenCV baselines: orb, sift, or none")
       ->capture_default_str();
   cmd->add_option("--out", r.perFrameCsv,
-                  "per-frame CSV: frame,method,found,error_px,ms,ulx,uly,urx,ury,lrx,lry,llx,lly (frame from 1)");
+                  "per-frame CSV: frame,method,found,error_px,ms,ulx,uly,urx,ury,lrx,lry,llx,lly,visible_error_px\n"
+                  "(frame from 1)");
   cmd->add_option("--curve", a.curve, "success-rate curve CSV: method,threshold_px,success_rate (scripts/plot_eval.py)");
   cmd->add_option("--max-threshold", a.maxThreshold, "largest threshold of the curve, px")
       ->check(CLI::PositiveNumber)

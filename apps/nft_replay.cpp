@@ -74,8 +74,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1.0));
   std::string preset = "default";
   app.add_option("--synthetic-preset", preset,
-                 "camera path of the built-in synthetic sequence: default, or a POT challenge category\n"
-                 "(synthetic/synthetic_presets.h): " + nft::replay::syntheticPresetNames())
+                 "camera path of the built-in synthetic sequence: default, a POT challenge category or the\n"
+                 "bent page (synthetic/synthetic_presets.h): " + nft::replay::syntheticPresetNames())
       ->check([](const std::string& name) {
         return nft::replay::parseSyntheticPreset(name) ? std::string()
                                                        : "expected one of " + nft::replay::syntheticPresetNames();

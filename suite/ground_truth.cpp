@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <opencv2/imgproc.hpp>
+
 namespace nft::replay {
 
 std::vector<QuadCorners> loadGroundTruth(const std::string& path) {
@@ -66,6 +68,52 @@ double alignmentError(const QuadCorners& truth, const std::vector<cv::Point2f>& 
     sum += dx * dx + dy * dy;
   }
   return std::sqrt(sum / 4.0);
+}
+
+namespace {
+
+/// The homography of the unit square's corners (0,0), (1,0), (1,1), (0,1) onto `quad`.
+cv::Matx33d fromUnitSquare(const cv::Point2f* quad) {
+  const cv::Point2f square[4] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+  return cv::Matx33d(cv::getPerspectiveTransform(square, quad));
+}
+
+}  // namespace
+
+double visibleError(const QuadCorners& truth, const std::vector<cv::Point2f>& found, cv::Size frameSize) {
+  if (!found.empty() && found.size() != 4)
+    throw std::invalid_argument("visibleError: expected 4 corners (or none: not found), got " +
+                                std::to_string(found.size()));
+  if (frameSize.width <= 0 || frameSize.height <= 0)
+    throw std::invalid_argument("visibleError: frame size " + std::to_string(frameSize.width) + "x" +
+                                std::to_string(frameSize.height) + " is empty");
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (!annotated(truth)) return nan;
+  const cv::Matx33d T = fromUnitSquare(truth.data());
+  std::vector<cv::Vec3d> inside;  // unit-square points the truth puts in the frame, homogeneous
+  std::vector<cv::Point2d> at;
+  for (int j = 0; j < kVisibleGrid; ++j)
+    for (int i = 0; i < kVisibleGrid; ++i) {
+      const cv::Vec3d p((i + 0.5) / kVisibleGrid, (j + 0.5) / kVisibleGrid, 1.0);
+      const cv::Vec3d q = T * p;
+      if (!(q[2] > 0)) continue;  // behind the camera: not in the frame
+      const cv::Point2d x(q[0] / q[2], q[1] / q[2]);
+      if (x.x >= 0 && x.y >= 0 && x.x < frameSize.width && x.y < frameSize.height) {
+        inside.push_back(p);
+        at.push_back(x);
+      }
+    }
+  if (inside.empty()) return nan;
+  if (found.empty()) return std::numeric_limits<double>::infinity();
+  const cv::Matx33d F = fromUnitSquare(found.data());
+  double sum = 0;
+  for (size_t k = 0; k < inside.size(); ++k) {
+    const cv::Vec3d q = F * inside[k];
+    const double d = cv::norm(cv::Point2d(q[0] / q[2], q[1] / q[2]) - at[k]);
+    if (!std::isfinite(d)) return std::numeric_limits<double>::infinity();
+    sum += d;
+  }
+  return sum / static_cast<double>(inside.size());
 }
 
 }  // namespace nft::replay

@@ -1,6 +1,7 @@
 #pragma once
-// Ground-truth target corners per frame (the TMT format of ../shared/data/video/tmt_bookI/gt.tsv)
-// and the alignment error of the POT/TMT benchmarks.
+// Ground-truth target corners per frame (the TMT format of ../shared/data/video/tmt_bookI/gt.tsv),
+// the alignment error of the POT/TMT benchmarks (the corner error) and the visible error of
+// ../shared/DESIGN.md ("Accuracy on real footage").
 
 #include <optional>
 #include <string>
@@ -31,5 +32,20 @@ bool annotated(const QuadCorners& corners);
 /// ground-truth corners and found corners (same order). @throws std::invalid_argument unless
 /// `found` has exactly 4 points.
 double alignmentError(const QuadCorners& truth, const std::vector<cv::Point2f>& found);
+
+/// The visible error, pixels: the mean distance between where the ground truth and where the
+/// found quad put the target points of a kVisibleGrid × kVisibleGrid grid (cell centres of the
+/// target) that the ground truth puts inside the frame ([0, width) × [0, height)). Each quad maps
+/// the target as the homography from the unit square (its corners in truth's order). A large
+/// target partly out of view is judged where it is seen; for the bent page the ground truth is
+/// the best homography of its visible points (SyntheticSequence::homography()).
+/// @returns NaN when `truth` has no annotation or none of the grid's points is inside the frame
+///   (not scored); +infinity when `found` is empty (not found) or maps a grid point nowhere (a
+///   degenerate quad).
+/// @throws std::invalid_argument unless `found` has 0 or 4 points, or for an empty frame size.
+double visibleError(const QuadCorners& truth, const std::vector<cv::Point2f>& found, cv::Size frameSize);
+
+/// The grid of visibleError(): kVisibleGrid² target points.
+inline constexpr int kVisibleGrid = 10;
 
 }  // namespace nft::replay

@@ -62,23 +62,21 @@ class FrameCsv {
  public:
   explicit FrameCsv(const std::string& path) : path_(path), out_(path) {
     if (!out_) throw std::runtime_error("cannot write per-frame file '" + path + "'");
-    out_ << "frame,method,found,error_px,ms,ulx,uly,urx,ury,lrx,lry,llx,lly\n";
+    out_ << "frame,method,found,error_px,ms,ulx,uly,urx,ury,lrx,lry,llx,lly,visible_error_px\n";
   }
   void write(int frame, const std::string& method, bool found, double errorPx, double ms,
-             const std::vector<cv::Point2f>& corners) {
-    out_ << frame << ',' << method << ',' << (found ? 1 : 0) << ','
-         << (std::isnan(errorPx)      ? std::string()  // not scored
-             : std::isfinite(errorPx) ? formatDouble("%.4f", errorPx)
-                                      : std::string("inf"))
-         << ','
-         << formatDouble("%.3f", ms);
+             const std::vector<cv::Point2f>& corners, double visibleErrorPx) {
+    const auto error = [](double e) {
+      return std::isnan(e) ? std::string() : std::isfinite(e) ? formatDouble("%.4f", e) : std::string("inf");
+    };
+    out_ << frame << ',' << method << ',' << (found ? 1 : 0) << ',' << error(errorPx) << ',' << formatDouble("%.3f", ms);
     for (size_t i = 0; i < 4; ++i) {
       if (found && corners.size() == 4)
         out_ << ',' << formatDouble("%.2f", corners[i].x) << ',' << formatDouble("%.2f", corners[i].y);
       else
         out_ << ",,";
     }
-    out_ << '\n';
+    out_ << ',' << error(visibleErrorPx) << '\n';
     if (!out_) throw std::runtime_error("error while writing per-frame file '" + path_ + "'");
   }
 
@@ -110,6 +108,20 @@ int MethodResult::successIn(int first, int last, double thresholdPx) const {
 double MethodResult::medianErrorPx() const {
   std::vector<double> scoredErrors;
   for (const double e : errorPx)
+    if (!std::isnan(e)) scoredErrors.push_back(e);
+  return medianOf(scoredErrors);
+}
+
+double MethodResult::visibleSuccessRate(double thresholdPx) const {
+  const auto n = std::count_if(visibleErrorPx.begin(), visibleErrorPx.end(), [](double e) { return !std::isnan(e); });
+  if (n == 0) return 0.0;
+  const auto ok = std::count_if(visibleErrorPx.begin(), visibleErrorPx.end(), [&](double e) { return e <= thresholdPx; });
+  return static_cast<double>(ok) / static_cast<double>(n);
+}
+
+double MethodResult::medianVisibleErrorPx() const {
+  std::vector<double> scoredErrors;
+  for (const double e : visibleErrorPx)
     if (!std::isnan(e)) scoredErrors.push_back(e);
   return medianOf(scoredErrors);
 }
@@ -236,8 +248,8 @@ TrackingReport evaluateTracking(const TrackingRequest& request) {
                  baselines.back().targetKeypoints());
   }
 
-  report.methods.push_back({"ours", {}, {}, 0});
-  for (const FeatureBaseline& b : baselines) report.methods.push_back({b.name(), {}, {}, 0});
+  report.methods.push_back({"ours", {}, {}, 0, {}});
+  for (const FeatureBaseline& b : baselines) report.methods.push_back({b.name(), {}, {}, 0, {}});
   std::optional<FrameCsv> csv;
   if (!request.perFrameCsv.empty()) csv.emplace(request.perFrameCsv);
 
@@ -256,13 +268,17 @@ TrackingReport evaluateTracking(const TrackingRequest& request) {
     const replay::QuadCorners& gt = truth[static_cast<size_t>(index)];
     const bool scored = replay::annotated(gt) && !(request.initQuad && index == 0);
     auto score = [&](MethodResult& m, bool found, const std::vector<cv::Point2f>& corners, double ms) {
-      const double e = !scored                            ? std::numeric_limits<double>::quiet_NaN()
-                       : found && corners.size() == 4 ? replay::alignmentError(gt, corners)
-                                                      : kInf;
+      const bool quad = found && corners.size() == 4;
+      const double e = !scored ? std::numeric_limits<double>::quiet_NaN()
+                       : quad  ? replay::alignmentError(gt, corners)
+                               : kInf;
+      const double visible = !scored ? std::numeric_limits<double>::quiet_NaN()
+                                     : replay::visibleError(gt, quad ? corners : std::vector<cv::Point2f>(), frameSize);
       m.errorPx.push_back(e);
+      m.visibleErrorPx.push_back(visible);
       m.ms.push_back(ms);
       m.found += found ? 1 : 0;
-      if (csv) csv->write(index + 1, m.method, found, e, ms, corners);
+      if (csv) csv->write(index + 1, m.method, found, e, ms, corners, visible);
     };
     const FrameResult r = ours.process(frame);
     const TargetResult* mine = nullptr;  // with several targets, only reported ones are listed
@@ -311,19 +327,22 @@ void printTrackingSummary(std::ostream& out, const TrackingReport& report, int s
   out << " (" << report.renderer << ")\n";
   const bool subset = subsetFirst > 0 && subsetLast >= subsetFirst;
   char line[256];
-  std::snprintf(line, sizeof line, "  %-6s %9s %9s %12s %8s %10s %8s %8s", "method", "<=5px", "<=10px", "median err",
-                "found", "ms/frame", "p99 ms", "max ms");
+  std::snprintf(line, sizeof line, "  %-6s %9s %9s %12s %9s %12s %8s %10s %8s %8s", "method", "<=5px", "<=10px",
+                "median err", "vis<=5px", "vis median", "found", "ms/frame", "p99 ms", "max ms");
   out << line;
   std::string subsetHeader;
   if (subset) subsetHeader = "frames " + std::to_string(subsetFirst) + "-" + std::to_string(subsetLast) + " <=10px";
   out << (subset ? "  " + subsetHeader : std::string()) << "\n";
+  // A median of failures is inf; the visible error's of no frame scored, "-".
+  const auto pixels = [](double median, const char* none) {
+    return std::isfinite(median) ? formatDouble("%.2f px", median) : std::string(std::isnan(median) ? none : "inf");
+  };
   for (const MethodResult& m : report.methods) {
-    const double median = m.medianErrorPx();
-    const std::string medianText = std::isfinite(median) ? formatDouble("%.2f px", median) : std::string("inf");
     const replay::FrameTimePercentiles p = replay::frameTimePercentiles(m.ms);
-    std::snprintf(line, sizeof line, "  %-6s %8.1f%% %8.1f%% %12s %7.1f%% %10.2f %8.2f %8.2f", m.method.c_str(),
-                  100.0 * m.successRate(5.0), 100.0 * m.successRate(10.0), medianText.c_str(),
-                  100.0 * m.trackedFraction(), m.medianMs(), p.p99, p.max);
+    std::snprintf(line, sizeof line, "  %-6s %8.1f%% %8.1f%% %12s %8.1f%% %12s %7.1f%% %10.2f %8.2f %8.2f",
+                  m.method.c_str(), 100.0 * m.successRate(5.0), 100.0 * m.successRate(10.0),
+                  pixels(m.medianErrorPx(), "inf").c_str(), 100.0 * m.visibleSuccessRate(5.0),
+                  pixels(m.medianVisibleErrorPx(), "-").c_str(), 100.0 * m.trackedFraction(), m.medianMs(), p.p99, p.max);
     out << line;
     if (subset) {
       const int count = std::max(0, std::min(subsetLast, m.frames()) - subsetFirst + 1);

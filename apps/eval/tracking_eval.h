@@ -3,8 +3,10 @@
 // nft_replay configures it) and the OpenCV baselines of feature_baseline.h run over one video
 // with ground-truth corners (gt.tsv, suite/ground_truth.h), in the same process and on the
 // same decoded frames, scored by the alignment error of the POT/TMT benchmarks
-// (../shared/data/README.md): e = sqrt(mean over the 4 corners of the squared distance); a frame
-// where a method finds nothing fails (e = +infinity).
+// (../shared/data/README.md): e = sqrt(mean over the 4 corners of the squared distance), the
+// corner error, and beside it by the visible error (suite/ground_truth.h visibleError(): the mean
+// distance of a grid of target points inside the frame; ../shared/DESIGN.md, "Accuracy on real
+// footage"); a frame where a method finds nothing fails (e = +infinity).
 
 #include <ostream>
 #include <string>
@@ -37,9 +39,10 @@ struct TrackingRequest {
   int threads = 1;             ///< cv::setNumThreads for the run (0: OpenCV's default)
   std::string platform = "auto";  ///< EGL platform (gpu::parseEglPlatform)
   /// Per-frame CSV written as the run goes (empty: none), one row per frame and method:
-  /// frame,method,found,error_px,ms,ulx,uly,urx,ury,lrx,lry,llx,lly — frame from 1 as gt.tsv
-  /// names them, error_px "inf" and the corners empty when not found, error_px empty on a frame
-  /// not scored.
+  /// frame,method,found,error_px,ms,ulx,uly,urx,ury,lrx,lry,llx,lly,visible_error_px — frame
+  /// from 1 as gt.tsv names them, error_px and visible_error_px "inf" and the corners empty when
+  /// not found, error_px empty on a frame not scored, visible_error_px empty too when no grid
+  /// point is inside the frame.
   std::string perFrameCsv;
   /// Instead of target, video and groundTruth: a synthetic sequence with exact ground truth, the
   /// preset named here (synthetic/synthetic_presets.h: "scale", "motion_blur", ...; "default"
@@ -72,6 +75,9 @@ struct MethodResult {
   std::vector<double> errorPx;
   std::vector<double> ms;       ///< time per frame (ours: Tracker timings.total)
   int found = 0;                ///< frames with a result
+  /// Visible error per frame (suite/ground_truth.h visibleError()), pixels, frame by frame as
+  /// errorPx; +inf: not found; NaN: not scored (as errorPx, or no grid point inside the frame).
+  std::vector<double> visibleErrorPx;
 
   int frames() const { return static_cast<int>(errorPx.size()); }
   /// Frames scored (errorPx not NaN).
@@ -84,6 +90,11 @@ struct MethodResult {
   /// Median alignment error over the scored frames, failures counted as +inf (so +inf when more
   /// than half fail); NaN without any.
   double medianErrorPx() const;
+  /// Fraction of the frames scored by the visible error with a visible error <= thresholdPx
+  /// (0 without any).
+  double visibleSuccessRate(double thresholdPx) const;
+  /// Median visible error over the frames it scores, failures counted as +inf; NaN without any.
+  double medianVisibleErrorPx() const;
   /// Median time per frame, ms (NaN without frames).
   double medianMs() const;
   /// found / frames (the tracked fraction).
@@ -112,9 +123,9 @@ TrackingReport evaluateTracking(const TrackingRequest& request);
 /// what scripts/plot_eval.py draws. @throws std::runtime_error naming the file.
 void writeCurveCsv(const std::string& path, const TrackingReport& report, double maxPx, double stepPx);
 
-/// Prints the side-by-side table: per method success at 5 and 10 px, median error, tracked
-/// fraction, median, p99 and largest ms per frame and, when subsetFirst > 0, the frames subsetFirst..subsetLast
-/// within 10 px.
+/// Prints the side-by-side table: per method success at 5 and 10 px, median error, success at
+/// 5 px and median by the visible error, tracked fraction, median, p99 and largest ms per frame
+/// and, when subsetFirst > 0, the frames subsetFirst..subsetLast within 10 px.
 void printTrackingSummary(std::ostream& out, const TrackingReport& report, int subsetFirst, int subsetLast);
 
 }  // namespace nft::eval

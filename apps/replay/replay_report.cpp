@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 namespace nft::replay {
 namespace {
@@ -30,6 +31,33 @@ double medianOfPositive(std::vector<double> v) {
 
 nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
 
+/// The share of `errors` ≤ thresholdPx (0 when there are none).
+double shareWithin(const std::vector<double>& errors, double thresholdPx) {
+  if (errors.empty()) return 0.0;
+  const auto ok = std::count_if(errors.begin(), errors.end(), [&](double e) { return e <= thresholdPx; });
+  return static_cast<double>(ok) / static_cast<double>(errors.size());
+}
+
+/// Median of the finite errors (the found frames); NaN when none.
+double medianOfFinite(const std::vector<double>& errors) {
+  std::vector<double> finite;
+  for (double e : errors)
+    if (std::isfinite(e)) finite.push_back(e);
+  return median(std::move(finite));
+}
+
+/// Mean of the finite errors and how many there are (mean NaN when none).
+std::pair<double, int> meanOfFinite(const std::vector<double>& errors) {
+  double sum = 0;
+  int finite = 0;
+  for (double e : errors)
+    if (std::isfinite(e)) {
+      sum += e;
+      ++finite;
+    }
+  return {finite > 0 ? sum / finite : std::nan(""), finite};
+}
+
 }  // namespace
 
 void ReplayStats::reserve(int frames) {
@@ -40,31 +68,29 @@ void ReplayStats::reserve(int frames) {
   renderMs_.reserve(n);
 }
 
-void ReplayStats::add(const FrameResult& frame, double renderMs, std::optional<double> alignmentErrorPx) {
+void ReplayStats::add(const FrameResult& frame, double renderMs, std::optional<double> alignmentErrorPx,
+                      std::optional<double> visibleErrorPx) {
   const bool found = !frame.targets.empty() && frame.targets.front().found;
   states_.push_back(frame.targets.empty() ? TrackingState::Detecting : frame.targets.front().state);
   timings_.push_back(frame.timings);
   renderMs_.push_back(renderMs);
   if (found) ++found_;
   if (alignmentErrorPx) errors_.push_back(found ? *alignmentErrorPx : std::numeric_limits<double>::infinity());
+  if (visibleErrorPx && !std::isnan(*visibleErrorPx))
+    visibleErrors_.push_back(found ? *visibleErrorPx : std::numeric_limits<double>::infinity());
 }
 
 int ReplayStats::count(TrackingState state) const {
   return static_cast<int>(std::count(states_.begin(), states_.end(), state));
 }
 
-double ReplayStats::successRate(double thresholdPx) const {
-  if (errors_.empty()) return 0.0;
-  const auto ok = std::count_if(errors_.begin(), errors_.end(), [&](double e) { return e <= thresholdPx; });
-  return static_cast<double>(ok) / static_cast<double>(errors_.size());
-}
+double ReplayStats::successRate(double thresholdPx) const { return shareWithin(errors_, thresholdPx); }
 
-double ReplayStats::medianErrorPx() const {
-  std::vector<double> finite;
-  for (double e : errors_)
-    if (std::isfinite(e)) finite.push_back(e);
-  return median(std::move(finite));
-}
+double ReplayStats::medianErrorPx() const { return medianOfFinite(errors_); }
+
+double ReplayStats::visibleSuccessRate(double thresholdPx) const { return shareWithin(visibleErrors_, thresholdPx); }
+
+double ReplayStats::medianVisibleErrorPx() const { return medianOfFinite(visibleErrors_); }
 
 FrameTimePercentiles frameTimePercentiles(std::vector<double> ms) {
   FrameTimePercentiles p;
@@ -166,19 +192,18 @@ nlohmann::json ReplayStats::toJson() const {
   if (errors_.empty()) {
     j["ground_truth"] = nullptr;
   } else {
-    double errorSum = 0;
-    int finite = 0;
-    for (double e : errors_)
-      if (std::isfinite(e)) {
-        errorSum += e;
-        ++finite;
-      }
+    const auto [mean, finite] = meanOfFinite(errors_);
     j["ground_truth"] = {{"frames", groundTruthFrames()},
                          {"success_5px", successRate(5.0)},
                          {"success_10px", successRate(10.0)},
                          {"median_error_px", number(medianErrorPx())},
-                         {"mean_error_px", number(finite > 0 ? errorSum / finite : std::nan(""))},
-                         {"failed_not_found", groundTruthFrames() - finite}};
+                         {"mean_error_px", number(mean)},
+                         {"failed_not_found", groundTruthFrames() - finite},
+                         {"visible_frames", visibleFrames()},
+                         {"visible_success_5px", visibleFrames() > 0 ? nlohmann::json(visibleSuccessRate(5.0)) : nullptr},
+                         {"visible_success_10px", visibleFrames() > 0 ? nlohmann::json(visibleSuccessRate(10.0)) : nullptr},
+                         {"median_visible_error_px", number(medianVisibleErrorPx())},
+                         {"mean_visible_error_px", number(meanOfFinite(visibleErrors_).first)}};
   }
   return j;
 }

@@ -1,7 +1,8 @@
 #pragma once
 // The replay's statistics and its JSON summary (nft_replay --report): frames, found fraction,
 // counts per tracker state, the lanes' frame rates, per-stage median times, and with ground
-// truth the alignment errors and success rates at 5 and 10 px.
+// truth the alignment errors (the corner error) and the visible errors (suite/ground_truth.h
+// visibleError()) with their success rates at 5 and 10 px.
 
 #include <optional>
 #include <string>
@@ -29,8 +30,10 @@ class ReplayStats {
   /// frame's timings), the time spent rendering it (upload, draw,
   /// readback; ms, 0 without rendering), and its alignment error against ground truth (pixels;
   /// std::nullopt when the frame has no ground truth, +infinity when the target was not found
-  /// although ground truth exists: a failure).
-  void add(const FrameResult& frame, double renderMs, std::optional<double> alignmentErrorPx);
+  /// although ground truth exists: a failure), and its visible error (the same, and NaN when no
+  /// point of the visible error's grid is inside the frame: not scored by it).
+  void add(const FrameResult& frame, double renderMs, std::optional<double> alignmentErrorPx,
+           std::optional<double> visibleErrorPx = std::nullopt);
   /// Makes room for `frames` frames at once (the input's length, when known): the per-frame
   /// records (~130 bytes a frame, what the medians need) then grow without reallocating, so a long
   /// run's memory rises by just those records (scripts/soak.sh).
@@ -44,6 +47,11 @@ class ReplayStats {
   double successRate(double thresholdPx) const;  ///< in [0, 1]; 0 without ground truth
   /// Median of the alignment errors of the found frames with ground truth; NaN when none.
   double medianErrorPx() const;
+  /// Frames scored by the visible error, the share of them within `thresholdPx` (found and
+  /// visible error ≤ threshold; 0 without any), and the median over the found ones (NaN: none).
+  int visibleFrames() const { return static_cast<int>(visibleErrors_.size()); }
+  double visibleSuccessRate(double thresholdPx) const;
+  double medianVisibleErrorPx() const;
   /// Frames per second of the tracker alone: frames / Σ TrackerTimings::total.
   double trackerFps() const;
   /// Frames per second of tracker + rendering: frames / Σ (total + render); NaN when nothing
@@ -61,7 +69,9 @@ class ReplayStats {
   ///   which the stage ran, null when it never did), "mean_ms_total",
   ///   "process_ms": {"p50", "p90", "p99", "max"} (processMs(); null without frames),
   ///   "ground_truth": null | {"frames", "success_5px", "success_10px", "median_error_px",
-  ///   "mean_error_px" (found frames), "failed_not_found"} }.
+  ///   "mean_error_px" (found frames), "failed_not_found", and by the visible error
+  ///   "visible_frames" (those it scores), "visible_success_5px", "visible_success_10px",
+  ///   "median_visible_error_px", "mean_visible_error_px" (found frames; null when none)} }.
   nlohmann::json toJson() const;
 
  private:
@@ -69,6 +79,7 @@ class ReplayStats {
   std::vector<FrameTimings> timings_;
   std::vector<double> renderMs_;
   std::vector<double> errors_;  // +inf for not found
+  std::vector<double> visibleErrors_;  // the frames the visible error scores; +inf for not found
   int found_ = 0;
 };
 

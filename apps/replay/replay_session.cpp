@@ -153,9 +153,11 @@ void printSummary(const ReplayStats& stats, const RunInfo& info) {
   }
   if (stats.groundTruthFrames() > 0)
     std::printf("nft_replay: accuracy over %d ground-truth frames: success %.1f%% at 5 px, %.1f%% at 10 px, "
-                "median alignment error %.2f px\n",
+                "median alignment error %.2f px; by the visible error (%d frames): %.1f%% at 5 px, %.1f%% at 10 px, "
+                "median %.2f px\n",
                 stats.groundTruthFrames(), 100.0 * stats.successRate(5.0), 100.0 * stats.successRate(10.0),
-                stats.medianErrorPx());
+                stats.medianErrorPx(), stats.visibleFrames(), 100.0 * stats.visibleSuccessRate(5.0),
+                100.0 * stats.visibleSuccessRate(10.0), stats.medianVisibleErrorPx());
   std::fflush(stdout);
 }
 
@@ -373,10 +375,13 @@ int runReplay(const ReplayRequest& request) {
       }
       const TargetResult& r = *scored;
 
-      std::optional<double> alignment;
-      if (static_cast<size_t>(index) < groundTruth.size() && annotated(groundTruth[static_cast<size_t>(index)]))
-        alignment = r.found && r.corners.size() == 4 ? alignmentError(groundTruth[static_cast<size_t>(index)], r.corners)
-                                                     : std::numeric_limits<double>::infinity();
+      std::optional<double> alignment, visible;
+      if (static_cast<size_t>(index) < groundTruth.size() && annotated(groundTruth[static_cast<size_t>(index)])) {
+        const QuadCorners& truth = groundTruth[static_cast<size_t>(index)];
+        const bool quad = r.found && r.corners.size() == 4;
+        alignment = quad ? alignmentError(truth, r.corners) : std::numeric_limits<double>::infinity();
+        visible = visibleError(truth, quad ? r.corners : std::vector<cv::Point2f>(), frame.size());
+      }
 
       double renderMs = 0;
       if (render) {
@@ -390,9 +395,9 @@ int runReplay(const ReplayRequest& request) {
         FrameResult scoredFrame;
         scoredFrame.timings = result.timings;
         if (scored != &kNotReported) scoredFrame.targets.push_back(*scored);
-        stats.add(scoredFrame, renderMs, alignment);
+        stats.add(scoredFrame, renderMs, alignment, visible);
       } else {
-        stats.add(result, renderMs, alignment);
+        stats.add(result, renderMs, alignment, visible);
       }
       if (video) {
         const auto encodeStart = Clock::now();

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -46,6 +47,17 @@ TEST(EvalTrackingScores, SuccessRateCountsFailuresAsInfiniteError) {
   EXPECT_DOUBLE_EQ(method({1.0, 3.0}).medianErrorPx(), 2.0);
   EXPECT_TRUE(std::isnan(method({}).medianErrorPx()));
   EXPECT_DOUBLE_EQ(method({}).successRate(5.0), 0.0);
+}
+
+TEST(EvalTrackingScores, TheVisibleErrorIsScoredOverItsOwnFrames) {
+  MethodResult m = method({1.0, 8.0, 3.0, kInf});
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  m.visibleErrorPx = {1.0, 4.0, nan, kInf};  // frame 3: nothing of the grid in the frame
+  EXPECT_DOUBLE_EQ(m.successRate(5.0), 2.0 / 4.0);
+  EXPECT_DOUBLE_EQ(m.visibleSuccessRate(5.0), 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(m.medianVisibleErrorPx(), 4.0);  // of 1, 4, inf
+  EXPECT_TRUE(std::isnan(method({}).medianVisibleErrorPx()));
+  EXPECT_DOUBLE_EQ(method({}).visibleSuccessRate(5.0), 0.0);
 }
 
 TEST(EvalTrackingScores, SubsetCountsFramesFromOne) {
@@ -172,10 +184,17 @@ TEST(EvalTrackingTmtBookI, First60FramesOursAbove90PercentAndBaselinesRun) {
   ASSERT_EQ(report.methods.size(), 3u);
   EXPECT_EQ(report.methods[0].method, "ours");
   EXPECT_GE(report.methods[0].successRate(5.0), 0.9);
+  // The book is in view on these frames: the visible error scores every one, and it is within 5 px
+  // where the corner error is (for a map close to affine the grid's mean distance is at most the
+  // corners' mean distance, itself at most their root mean square, the corner error).
+  EXPECT_GE(report.methods[0].visibleSuccessRate(5.0), report.methods[0].successRate(5.0));
   for (const MethodResult& m : report.methods) {
     EXPECT_EQ(m.frames(), 60) << m.method;
     EXPECT_EQ(m.ms.size(), 60u) << m.method;
     EXPECT_GT(m.medianMs(), 0.0) << m.method;
+    ASSERT_EQ(m.visibleErrorPx.size(), 60u) << m.method;
+    EXPECT_EQ(std::count_if(m.visibleErrorPx.begin(), m.visibleErrorPx.end(), [](double e) { return std::isnan(e); }), 0)
+        << m.method;
   }
   EXPECT_EQ(report.methods[1].method, "orb");
   EXPECT_EQ(report.methods[2].method, "sift");
@@ -183,8 +202,15 @@ TEST(EvalTrackingTmtBookI, First60FramesOursAbove90PercentAndBaselinesRun) {
   std::string line;
   int rows = 0;
   std::getline(in, line);
-  EXPECT_EQ(line, "frame,method,found,error_px,ms,ulx,uly,urx,ury,lrx,lry,llx,lly");
-  while (std::getline(in, line)) ++rows;
+  // visible_error_px appended: the columns before it are where they were.
+  EXPECT_EQ(line, "frame,method,found,error_px,ms,ulx,uly,urx,ury,lrx,lry,llx,lly,visible_error_px");
+  while (std::getline(in, line)) {
+    ++rows;
+    if (rows == 1) {  // frame 1, ours: the last field is its visible error
+      ASSERT_EQ(std::count(line.begin(), line.end(), ','), 13) << line;
+      EXPECT_NEAR(std::stod(line.substr(line.rfind(',') + 1)), report.methods[0].visibleErrorPx[0], 1e-4) << line;
+    }
+  }
   EXPECT_EQ(rows, 3 * 60);
   std::filesystem::remove(frames);
 }
@@ -240,6 +266,7 @@ TEST(EvalTrackingTmtBookI, TheProgramWritesTheCurveAndTheTable) {
   EXPECT_NE(r.text.find("frame 5/10"), std::string::npos) << r.text;  // the progress line
   EXPECT_NE(r.text.find("ours "), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("orb "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("median err  vis<=5px   vis median"), std::string::npos) << r.text;
   std::ifstream in(curve);
   std::string line;
   std::getline(in, line);

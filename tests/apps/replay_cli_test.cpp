@@ -217,6 +217,11 @@ TEST(NftReplayCli, TheSyntheticDefaultRunReportsItsAccuracy) {
   EXPECT_EQ(report["ground_truth"]["frames"], 300);
   EXPECT_GE(report["ground_truth"]["success_5px"].get<double>(), 0.9) << report.dump(2);
   EXPECT_GE(report["ground_truth"]["success_10px"].get<double>(), 0.9) << report.dump(2);
+  // The visible error beside the corner error: the built-in target is always in view, every frame scored.
+  EXPECT_NE(r.output.find("by the visible error (300 frames): "), std::string::npos) << r.output;
+  EXPECT_EQ(report["ground_truth"]["visible_frames"], 300);
+  EXPECT_GE(report["ground_truth"]["visible_success_5px"].get<double>(), 0.9) << report.dump(2);
+  EXPECT_LT(report["ground_truth"]["median_visible_error_px"].get<double>(), 2.0) << report.dump(2);
   EXPECT_FALSE(report["renderer"].get<std::string>().empty());
   EXPECT_NE(report["config"].get<std::string>().find("detector:"), std::string::npos);
   for (const char* stage : {"convert", "detect", "describe", "match", "ransac", "pose", "tracking_pyramid",

@@ -306,6 +306,42 @@ TEST(ReplayGroundTruth, AlignmentErrorIsTheRootMeanSquareCornerDistance) {
   EXPECT_THROW(alignmentError(truth, {{0, 0}}), std::invalid_argument);
 }
 
+TEST(ReplayGroundTruth, VisibleErrorIsTheMeanDistanceOfTheGridPointsInsideTheFrame) {
+  const cv::Size frame(640, 480);
+  const QuadCorners truth{cv::Point2f(100, 50), cv::Point2f(300, 60), cv::Point2f(290, 250), cv::Point2f(110, 240)};
+  const std::vector<cv::Point2f> same(truth.begin(), truth.end());
+  EXPECT_NEAR(visibleError(truth, same, frame), 0.0, 1e-9);
+  // Every point 3 px off (a shift of the whole quad): 3 px, whatever the grid.
+  std::vector<cv::Point2f> shifted = same;
+  for (cv::Point2f& p : shifted) p += cv::Point2f(3, 0);
+  EXPECT_NEAR(visibleError(truth, shifted, frame), 3.0, 1e-6);
+  for (cv::Point2f& p : shifted) p += cv::Point2f(0, 4);  // (3, 4): 5 px
+  EXPECT_NEAR(visibleError(truth, shifted, frame), 5.0, 1e-6);
+
+  // Half of the target out of view (x < 0 is outside a 200 × 200 frame); the found quad
+  // stretched away from the target's left edge x = -100: a point's error is 0.1 (x + 100), so
+  // the grid's columns in view (x = 10, 30 .. 90) give 15 px where the whole grid would give 10.
+  const QuadCorners half{cv::Point2f(-100, 0), cv::Point2f(100, 0), cv::Point2f(100, 200), cv::Point2f(-100, 200)};
+  std::vector<cv::Point2f> stretched(half.begin(), half.end());
+  for (cv::Point2f& p : stretched) p.x += 0.1f * (p.x + 100);
+  EXPECT_NEAR(visibleError(half, stretched, {200, 200}), 15.0, 1e-4);
+  QuadCorners inView = half;  // the same 100 px to the right: every point in view
+  for (cv::Point2f& p : inView) p.x += 100;
+  for (cv::Point2f& p : stretched) p.x += 100;
+  EXPECT_NEAR(visibleError(inView, stretched, {200, 200}), 10.0, 1e-4);
+
+  const double notFound = visibleError(truth, {}, frame);
+  EXPECT_TRUE(std::isinf(notFound) && notFound > 0);
+  // Not scored: no annotation, or the target wholly out of view (found or not).
+  EXPECT_TRUE(std::isnan(visibleError(notAnnotated(), same, frame)));
+  QuadCorners away = truth;
+  for (cv::Point2f& p : away) p += cv::Point2f(1000, 0);
+  EXPECT_TRUE(std::isnan(visibleError(away, same, frame)));
+  EXPECT_TRUE(std::isnan(visibleError(away, {}, frame)));
+  EXPECT_THROW(visibleError(truth, {{0, 0}}, frame), std::invalid_argument);
+  EXPECT_THROW(visibleError(truth, same, {0, 480}), std::invalid_argument);
+}
+
 TEST(ReplayStats, NotFoundFramesWithGroundTruthCountAsFailures) {
   ReplayStats stats;
   nft::TargetResult foundTarget, lostTarget;
@@ -345,6 +381,41 @@ TEST(ReplayStats, NotFoundFramesWithGroundTruthCountAsFailures) {
   EXPECT_DOUBLE_EQ(j["process_ms"]["p90"].get<double>(), 20.0);
   EXPECT_DOUBLE_EQ(j["process_ms"]["p99"].get<double>(), 20.0);
   EXPECT_DOUBLE_EQ(j["process_ms"]["max"].get<double>(), 20.0);
+}
+
+TEST(ReplayStats, TheVisibleErrorIsReportedBesideTheCornerError) {
+  ReplayStats stats;
+  nft::TargetResult target;
+  target.found = true;
+  target.state = nft::TrackingState::Tracking;
+  nft::FrameTimings timings;
+  timings.total = 2.0;
+  const nft::FrameResult found = frameWith(target, timings);
+  target.found = false;
+  const nft::FrameResult lost = frameWith(target, timings);
+  stats.add(found, 0.0, 8.0, 2.0);  // corners far off, the part in view close
+  stats.add(found, 0.0, 1.0, 1.0);
+  stats.add(found, 0.0, 3.0, std::numeric_limits<double>::quiet_NaN());  // nothing of the grid in view
+  stats.add(lost, 0.0, std::numeric_limits<double>::infinity(), 6.0);    // not found: a failure for both
+  stats.add(found, 0.0, std::nullopt, std::nullopt);                     // no ground truth
+  EXPECT_EQ(stats.groundTruthFrames(), 4);
+  EXPECT_EQ(stats.visibleFrames(), 3);
+  EXPECT_DOUBLE_EQ(stats.successRate(5.0), 2.0 / 4.0);
+  EXPECT_DOUBLE_EQ(stats.visibleSuccessRate(5.0), 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(stats.medianVisibleErrorPx(), 1.5);  // of the found frames
+  const nlohmann::json gt = stats.toJson()["ground_truth"];
+  EXPECT_EQ(gt["visible_frames"], 3);
+  EXPECT_DOUBLE_EQ(gt["visible_success_5px"].get<double>(), 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(gt["visible_success_10px"].get<double>(), 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(gt["median_visible_error_px"].get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(gt["mean_visible_error_px"].get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(gt["success_5px"].get<double>(), 0.5);  // the corner error's fields as before
+  // Ground truth without a frame the visible error scores: its fields are null.
+  ReplayStats none;
+  none.add(found, 0.0, 1.0, std::numeric_limits<double>::quiet_NaN());
+  EXPECT_EQ(none.toJson()["ground_truth"]["visible_frames"], 0);
+  EXPECT_TRUE(none.toJson()["ground_truth"]["visible_success_5px"].is_null());
+  EXPECT_TRUE(none.toJson()["ground_truth"]["median_visible_error_px"].is_null());
 }
 
 TEST(ReplayStats, FrameTimePercentilesAreNearestRank) {
