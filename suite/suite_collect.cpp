@@ -82,10 +82,16 @@ void readRow(const Plan& plan, PairRow& row) {
       row.success5 = number(gt, "success_5px");
       row.success10 = number(gt, "success_10px");
       row.medianErrorPx = number(gt, "median_error_px");
+      row.visibleSuccess5 = number(gt, "visible_success_5px");
+      row.visibleSuccess10 = number(gt, "visible_success_10px");
+      row.medianVisibleErrorPx = number(gt, "median_visible_error_px");
     }
     if (result.contains("errors_px") && result["errors_px"].is_array())
       for (const nlohmann::json& e : result["errors_px"])
         row.errors.push_back(e.is_number() ? e.get<double>() : std::numeric_limits<double>::infinity());
+    if (result.contains("visible_errors_px") && result["visible_errors_px"].is_array())
+      for (const nlohmann::json& e : result["visible_errors_px"])
+        row.visibleErrors.push_back(e.is_number() ? e.get<double>() : std::numeric_limits<double>::infinity());
   } catch (const std::exception& e) {
     row.status = "missing";
     row.note = std::string("unreadable report.json: ") + e.what();
@@ -117,6 +123,7 @@ ConfigSummary summarise(const Collection& c, const std::string& hash) {
     if (row.groundTruthFrames > 0) {
       s.groundTruthFrames += row.groundTruthFrames;
       s.errors.insert(s.errors.end(), row.errors.begin(), row.errors.end());
+      s.visibleErrors.insert(s.visibleErrors.end(), row.visibleErrors.begin(), row.visibleErrors.end());
     }
   }
   s.trackerFps = trackerSeconds > 0 ? s.frames / trackerSeconds : 0;
@@ -125,6 +132,12 @@ ConfigSummary summarise(const Collection& c, const std::string& hash) {
     s.success10 = successAt(s.errors, 10.0);
     const double m = medianFinite(s.errors);
     if (std::isfinite(m)) s.medianErrorPx = m;
+  }
+  if (!s.visibleErrors.empty()) {
+    s.visibleSuccess5 = successAt(s.visibleErrors, 5.0);
+    s.visibleSuccess10 = successAt(s.visibleErrors, 10.0);
+    const double m = medianFinite(s.visibleErrors);
+    if (std::isfinite(m)) s.medianVisibleErrorPx = m;
   }
   return s;
 }

@@ -28,12 +28,16 @@ struct PairRow {
   int groundTruthFrames = 0;       ///< frames with ground truth (0: no accuracy)
   std::optional<double> success5, success10;  ///< fraction of ground-truth frames within 5 / 10 px
   std::optional<double> medianErrorPx;        ///< median error of the found ground-truth frames, px
+  /// By the visible error (suite/ground_truth.h visibleError()), over the frames it scores: the
+  /// fraction within 5 / 10 px and the median of the found ones, px (a report without them: none).
+  std::optional<double> visibleSuccess5, visibleSuccess10, medianVisibleErrorPx;
   double trackerFps = 0;                      ///< frames / the tracker's time (report "fps.tracker")
   /// process()'s 99th-percentile and largest time per frame, ms (report "process_ms"; a report
   /// of a build before it: none).
   std::optional<double> processP99Ms, processMaxMs;
   double replaySeconds = 0, taskSeconds = 0;  ///< result.json's replay_s and task_s
   std::vector<double> errors;                 ///< per ground-truth frame, px; +inf: not found
+  std::vector<double> visibleErrors;          ///< per frame the visible error scores, px; +inf: not found
   std::string host;                           ///< where it ran (host-pid)
 
   /// found / frames, in [0, 1] (0 without frames).
@@ -49,11 +53,14 @@ struct ConfigSummary {
   int clips = 0, finished = 0;  ///< clips of the suite / of them finished ok
   int frames = 0, found = 0, groundTruthFrames = 0;  ///< summed over the finished clips
   std::optional<double> success5, success10, medianErrorPx;  ///< over every ground-truth frame
+  /// The same by the visible error, over every frame it scores.
+  std::optional<double> visibleSuccess5, visibleSuccess10, medianVisibleErrorPx;
   double trackerFps = 0;  ///< Σ frames / Σ tracker time
   /// The worst clip's process() p99 and largest time per frame, ms (percentiles of different
   /// clips do not combine: the worst is what a user meets).
   std::optional<double> processP99Ms, processMaxMs;
   std::vector<double> errors;  ///< every ground-truth frame's error (for the success curve)
+  std::vector<double> visibleErrors;  ///< every visible error of its clips
 
   /// found / frames over the finished clips, in [0, 1] (0 without frames).
   double foundFraction() const { return frames > 0 ? static_cast<double>(found) / frames : 0.0; }

@@ -26,23 +26,23 @@ std::vector<std::string> fields(const std::string& row) {
   }
 }
 
-}  // namespace
-
-std::vector<double> frameErrors(const std::string& posesCsv, const std::string& groundTruth) {
+/// Calls score(truth, corners) for every CSV row with annotated ground truth, corners empty
+/// where the target was not found.
+template <typename Score>
+void forEachScoredFrame(const std::string& posesCsv, const std::string& groundTruth, Score score) {
   const std::vector<replay::QuadCorners> truth = replay::loadGroundTruth(groundTruth);
   std::ifstream in(posesCsv);
   if (!in) throw std::runtime_error("cannot read pose CSV '" + posesCsv + "'");
   std::string row;
   if (!std::getline(in, row) || row != replay::kPoseCsvHeader)
     throw std::runtime_error("pose CSV '" + posesCsv + "': expected the header '" + replay::kPoseCsvHeader + "'");
-  std::vector<double> errors;
   size_t frame = 0;  // the CSV row's frame: ground-truth frame `frame`
   for (int line = 2; frame < truth.size() && std::getline(in, row); ++line, ++frame) {
     const std::vector<std::string> f = fields(row);
     if (f.size() < 10) throw std::runtime_error("pose CSV '" + posesCsv + "' line " + std::to_string(line) + ": too few fields");
     if (!replay::annotated(truth[frame])) continue;  // a frame without annotation is not scored
     if (f[2].empty()) {  // not found: corner fields empty
-      errors.push_back(std::numeric_limits<double>::infinity());
+      score(truth[frame], std::vector<cv::Point2f>());
       continue;
     }
     std::vector<cv::Point2f> corners(4);
@@ -57,8 +57,30 @@ std::vector<double> frameErrors(const std::string& posesCsv, const std::string& 
       (k % 2 == 0 ? corners[static_cast<size_t>(k / 2)].x : corners[static_cast<size_t>(k / 2)].y) =
           static_cast<float>(v);
     }
-    errors.push_back(replay::alignmentError(truth[frame], corners));
+    score(truth[frame], corners);
   }
+}
+
+}  // namespace
+
+std::vector<double> frameErrors(const std::string& posesCsv, const std::string& groundTruth) {
+  std::vector<double> errors;
+  forEachScoredFrame(posesCsv, groundTruth, [&](const replay::QuadCorners& truth, const std::vector<cv::Point2f>& corners) {
+    errors.push_back(corners.empty() ? std::numeric_limits<double>::infinity() : replay::alignmentError(truth, corners));
+  });
+  return errors;
+}
+
+std::vector<double> frameVisibleErrors(const std::string& posesCsv, const std::string& groundTruth,
+                                       cv::Size frameSize) {
+  if (frameSize.width <= 0 || frameSize.height <= 0)
+    throw std::invalid_argument("visible errors of '" + posesCsv + "': frame size " + std::to_string(frameSize.width) +
+                                "x" + std::to_string(frameSize.height) + " is empty");
+  std::vector<double> errors;
+  forEachScoredFrame(posesCsv, groundTruth, [&](const replay::QuadCorners& truth, const std::vector<cv::Point2f>& corners) {
+    const double e = replay::visibleError(truth, corners, frameSize);
+    if (!std::isnan(e)) errors.push_back(e);  // NaN: no grid point inside the frame, not scored
+  });
   return errors;
 }
 

@@ -50,8 +50,9 @@ std::string orDash(const std::string& s) { return s.empty() ? "—" : s; }
 
 std::string resultsCsv(const Collection& c) {
   std::ostringstream out;
-  out << "clip,config,pair,status,frames,found_fraction,success_5px,success_10px,median_error_px,tracker_fps,"
-         "replay_s,task_s,exit_status,error";
+  out << "clip,config,pair,status,frames,found_fraction,success_5px,success_10px,median_error_px,"
+         "visible_success_5px,visible_success_10px,median_visible_error_px,tracker_fps,replay_s,task_s,exit_status,"
+         "error";
   for (const std::string& k : c.plan.sweptKeys) out << "," << csvField(k);
   out << "\n";
   for (const PairRow& r : c.rows) {
@@ -59,7 +60,8 @@ std::string resultsCsv(const Collection& c) {
     out << csvField(r.pair.clip) << "," << csvField(r.pair.config) << "," << r.pair.id << "," << r.status << ","
         << (ok ? std::to_string(r.frames) : "") << "," << (ok ? fixed(r.foundFraction(), 6) : "") << ","
         << fixed(r.success5, 6) << "," << fixed(r.success10, 6) << "," << fixed(r.medianErrorPx, 4) << ","
-        << (ok ? fixed(r.trackerFps, 1) : "") << "," << (r.status != "missing" ? fixed(r.replaySeconds, 3) : "")
+        << fixed(r.visibleSuccess5, 6) << "," << fixed(r.visibleSuccess10, 6) << "," << fixed(r.medianVisibleErrorPx, 4)
+        << "," << (ok ? fixed(r.trackerFps, 1) : "") << "," << (r.status != "missing" ? fixed(r.replaySeconds, 3) : "")
         << "," << (r.status != "missing" ? fixed(r.taskSeconds, 3) : "") << ","
         << (r.status == "failed" ? std::to_string(r.exitStatus) : "") << "," << csvField(r.status == "missing" ? r.note : r.error);
     for (const std::string& k : c.plan.sweptKeys) {
@@ -90,6 +92,9 @@ nlohmann::json resultsJson(const Collection& c) {
                     {"success_5px", optionalJson(r.success5)},
                     {"success_10px", optionalJson(r.success10)},
                     {"median_error_px", optionalJson(r.medianErrorPx)},
+                    {"visible_success_5px", optionalJson(r.visibleSuccess5)},
+                    {"visible_success_10px", optionalJson(r.visibleSuccess10)},
+                    {"median_visible_error_px", optionalJson(r.medianVisibleErrorPx)},
                     {"tracker_fps", ok ? nlohmann::json(r.trackerFps) : nlohmann::json(nullptr)},
                     {"process_p99_ms", optionalJson(r.processP99Ms)},
                     {"process_max_ms", optionalJson(r.processMaxMs)},
@@ -110,6 +115,9 @@ nlohmann::json resultsJson(const Collection& c) {
                        {"success_5px", optionalJson(s.success5)},
                        {"success_10px", optionalJson(s.success10)},
                        {"median_error_px", optionalJson(s.medianErrorPx)},
+                       {"visible_success_5px", optionalJson(s.visibleSuccess5)},
+                       {"visible_success_10px", optionalJson(s.visibleSuccess10)},
+                       {"median_visible_error_px", optionalJson(s.medianVisibleErrorPx)},
                        {"tracker_fps", s.trackerFps > 0 ? nlohmann::json(s.trackerFps) : nlohmann::json(nullptr)},
                        {"process_p99_ms", optionalJson(s.processP99Ms)},
                        {"process_max_ms", optionalJson(s.processMaxMs)}});
@@ -125,31 +133,36 @@ std::string resultsMarkdown(const Collection& c) {
   if (!c.complete()) md << " — INCOMPLETE (" << c.failed << " failed, " << c.missing << " missing)";
   md << "\n\nSuite file: `" << c.plan.source << "`. Success: fraction of the ground-truth frames whose alignment "
         "error is within 5 / 10 px (a frame without a result fails); found: fraction of frames with a result; "
-        "median error over the found ground-truth frames; tracker fps: frames / the tracker's time.\n\n";
+        "median error over the found ground-truth frames; visible 5 px and visible median: the same by the visible "
+        "error (the mean distance of a grid of target points inside the frame), over the frames it scores; tracker "
+        "fps: frames / the tracker's time.\n\n";
   const char* header =
-      "| success 5 px | success 10 px | found | median error (px) | tracker fps |\n";
+      "| success 5 px | success 10 px | found | median error (px) | visible 5 px | visible median (px) | tracker fps |\n";
   md << "## All configs, over all clips\n\n| config | clips | frames " << header
-     << "|---|---|---|---|---|---|---|---|\n";
+     << "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const ConfigSummary& s : c.configs)
     md << "| " << cell(s.name) << " | " << s.finished << "/" << s.clips << " | " << s.frames << " | "
        << percent(s.success5) << " | " << percent(s.success10) << " | "
        << (s.frames > 0 ? percent(s.foundFraction()) : "—") << " | " << orDash(fixed(s.medianErrorPx, 2)) << " | "
+       << percent(s.visibleSuccess5) << " | " << orDash(fixed(s.medianVisibleErrorPx, 2)) << " | "
        << (s.trackerFps > 0 ? fixed(s.trackerFps, 0) : "—") << " |\n";
   for (const ConfigSummary& s : c.configs) {
     md << "\n## Config `" << cell(s.name) << "` (`configs/" << s.hash << ".yaml`)\n\n| clip | frames " << header
-       << "|---|---|---|---|---|---|---|\n";
+       << "|---|---|---|---|---|---|---|---|---|\n";
     for (const PairRow& r : c.rows) {
       if (r.pair.configHash != s.hash) continue;
       if (r.status != "ok") {
-        md << "| " << cell(r.pair.clip) << " | " << r.status << " | | | | | |\n";
+        md << "| " << cell(r.pair.clip) << " | " << r.status << " | | | | | | | |\n";
         continue;
       }
       md << "| " << cell(r.pair.clip) << " | " << r.frames << " | " << percent(r.success5) << " | "
          << percent(r.success10) << " | " << percent(r.foundFraction()) << " | " << orDash(fixed(r.medianErrorPx, 2))
-         << " | " << fixed(r.trackerFps, 0) << " |\n";
+         << " | " << percent(r.visibleSuccess5) << " | " << orDash(fixed(r.medianVisibleErrorPx, 2)) << " | "
+         << fixed(r.trackerFps, 0) << " |\n";
     }
     md << "| **all clips** | " << s.frames << " | " << percent(s.success5) << " | " << percent(s.success10) << " | "
        << (s.frames > 0 ? percent(s.foundFraction()) : "—") << " | " << orDash(fixed(s.medianErrorPx, 2)) << " | "
+       << percent(s.visibleSuccess5) << " | " << orDash(fixed(s.medianVisibleErrorPx, 2)) << " | "
        << (s.trackerFps > 0 ? fixed(s.trackerFps, 0) : "—") << " |\n";
   }
   if (c.failed > 0) {

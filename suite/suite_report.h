@@ -12,7 +12,9 @@
 namespace nft::eval::suite {
 
 /// The rows as CSV: clip,config,pair,status,frames,found_fraction,success_5px,success_10px,
-/// median_error_px,tracker_fps,replay_s,task_s,exit_status,error, then one column per swept key.
+/// median_error_px,visible_success_5px,visible_success_10px,median_visible_error_px,tracker_fps,
+/// replay_s,task_s,exit_status,error, then one column per swept key (the visible_* columns: by
+/// the visible error, suite/ground_truth.h visibleError()).
 /// Empty fields where a value does not exist (no ground truth, not finished).
 std::string resultsCsv(const Collection& c);
 
@@ -22,8 +24,8 @@ std::string resultsCsv(const Collection& c);
 nlohmann::json resultsJson(const Collection& c);
 
 /// The Markdown report: an overview (a row per config over all clips), then per config a table
-/// with a row per clip and the overall row (success at 5 / 10 px, found, median error, tracker
-/// fps), then the failed and the missing pairs. An incomplete collection says so in its title.
+/// with a row per clip and the overall row (success at 5 / 10 px, found, median error, success at
+/// 5 px and median by the visible error, tracker fps), then the failed and the missing pairs. An incomplete collection says so in its title.
 std::string resultsMarkdown(const Collection& c);
 
 /// Writes OUT/results.csv, results.json, results.md and the plots (suite_plot.h) under OUT/plots,

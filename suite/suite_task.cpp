@@ -128,6 +128,15 @@ PairOutcome runPair(const Plan& plan, const Pair& pair, const TaskOptions& optio
       for (const double e : frameErrors((temporary / "poses.csv").string(), groundTruth))
         errors.push_back(std::isfinite(e) ? nlohmann::json(e) : nlohmann::json(nullptr));
       result["errors_px"] = errors;
+      // The visible errors need the frames' size: the replay's report gives it.
+      const nlohmann::json report = nlohmann::json::parse(readText(temporary / "report.json"));
+      if (report.contains("frame_size") && report["frame_size"].is_array() && report["frame_size"].size() == 2) {
+        const cv::Size size(report["frame_size"][0].get<int>(), report["frame_size"][1].get<int>());
+        nlohmann::json visible = nlohmann::json::array();
+        for (const double e : frameVisibleErrors((temporary / "poses.csv").string(), groundTruth, size))
+          visible.push_back(std::isfinite(e) ? nlohmann::json(e) : nlohmann::json(nullptr));
+        result["visible_errors_px"] = visible;
+      }
     }
   } catch (const std::exception& e) {
     error = e.what();  // an input that cannot be cut, a replay that cannot start: the pair fails
@@ -147,6 +156,7 @@ PairOutcome runPair(const Plan& plan, const Pair& pair, const TaskOptions& optio
   result["task_started"] = startEpoch;
   result["finished"] = finished;
   if (!result.contains("errors_px")) result["errors_px"] = nullptr;
+  if (!result.contains("visible_errors_px")) result["visible_errors_px"] = nullptr;
   writeTextAtomically(temporary / "result.json", result.dump(1) + "\n");
   moveIntoPlace(temporary, final, plan, pair);
   return outcome;

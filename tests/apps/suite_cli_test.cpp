@@ -148,7 +148,21 @@ TEST(NftEvalSuiteData, ARealRunsRowEqualsNftReplaysOwnReport) {
   EXPECT_EQ(row["success_5px"], direct["ground_truth"]["success_5px"]);
   EXPECT_EQ(row["success_10px"], direct["ground_truth"]["success_10px"]);
   EXPECT_EQ(row["median_error_px"], direct["ground_truth"]["median_error_px"]);
+  EXPECT_EQ(row["visible_success_5px"], direct["ground_truth"]["visible_success_5px"]);
+  EXPECT_EQ(row["median_visible_error_px"], direct["ground_truth"]["median_visible_error_px"]);
   EXPECT_GT(row["success_5px"].get<double>(), 0.9);
+  EXPECT_GT(row["visible_success_5px"].get<double>(), 0.9);
+  // The config's summary, from the visible errors of the pose CSV's corners (rounded to 0.001 px:
+  // one frame might fall the other side of 5 px), agrees with the row's.
+  const nlohmann::json configs =
+      nlohmann::json::parse(nft::eval::suite::readText(dir / "out" / "results.json"))["configs"];
+  int matched = 0;
+  for (const nlohmann::json& config : configs)
+    if (config["config"] == row["config"]) {
+      ++matched;
+      EXPECT_NEAR(config["visible_success_5px"].get<double>(), row["visible_success_5px"].get<double>(), 1.0 / 40 + 1e-9);
+    }
+  EXPECT_EQ(matched, 1);
   EXPECT_TRUE(fs::exists(dir / "out" / "plots" / "success.png"));
 }
 

@@ -168,25 +168,35 @@ TEST_F(SuiteRunTest, CollectAggregatesPerClipAndOverallAndSaysWhatIsMissingOrFai
   ASSERT_TRUE(first.success5.has_value());
   EXPECT_DOUBLE_EQ(*first.success5, 0.9);  // frame 0 not found, frames 1..9 exact
   EXPECT_DOUBLE_EQ(*first.medianErrorPx, 0.0);
+  ASSERT_TRUE(first.visibleSuccess5.has_value());  // the visible errors the task computed (frame_size 64x48)
+  EXPECT_DOUBLE_EQ(*first.visibleSuccess5, 0.9);
+  EXPECT_DOUBLE_EQ(*first.medianVisibleErrorPx, 0.0);
   EXPECT_DOUBLE_EQ(first.trackerFps, 100.0);
   const PairRow& good = c.rows[0];
   ASSERT_EQ(good.errors.size(), 10u);
   EXPECT_TRUE(std::isinf(good.errors[0]));
   EXPECT_DOUBLE_EQ(good.errors[1], 0.0);
+  ASSERT_EQ(good.visibleErrors.size(), 10u);
+  EXPECT_TRUE(std::isinf(good.visibleErrors[0]));
+  EXPECT_DOUBLE_EQ(good.visibleErrors[1], 0.0);
+  EXPECT_DOUBLE_EQ(*good.visibleSuccess5, 0.9);  // the report's own
+  EXPECT_FALSE(good.visibleSuccess10.has_value());  // not in the (stand-in replay's) report
 
   const std::string csv = resultsCsv(c);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 7) << csv;
-  EXPECT_NE(csv.find("clip,config,pair,status,frames,found_fraction,success_5px,success_10px,median_error_px,tracker_fps,"
-                     "replay_s,task_s,exit_status,error,tracking.min_ncc\n"),
+  EXPECT_NE(csv.find("clip,config,pair,status,frames,found_fraction,success_5px,success_10px,median_error_px,"
+                     "visible_success_5px,visible_success_10px,median_visible_error_px,tracker_fps,replay_s,task_s,"
+                     "exit_status,error,tracking.min_ncc\n"),
             std::string::npos)
       << csv;
-  EXPECT_NE(csv.find("good,tracking.min_ncc=0.6," + plan_.pairs[0].id + ",ok,10,0.900000,0.900000,0.900000,0.0000,100.0,"),
+  EXPECT_NE(csv.find("good,tracking.min_ncc=0.6," + plan_.pairs[0].id +
+                     ",ok,10,0.900000,0.900000,0.900000,0.0000,0.900000,,0.0000,100.0,"),
             std::string::npos)
       << csv;
   EXPECT_NE(csv.find(",failed,,,,,,,"), std::string::npos) << csv;
   const std::string md = resultsMarkdown(c);
   EXPECT_NE(md.find("2 of 6 pairs finished — INCOMPLETE (2 failed, 2 missing)"), std::string::npos) << md;
-  EXPECT_NE(md.find("| good | 10 | 90.0 % | 90.0 % | 90.0 % | 0.00 | 100 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| good | 10 | 90.0 % | 90.0 % | 90.0 % | 0.00 | 90.0 % | 0.00 | 100 |"), std::string::npos) << md;
   EXPECT_NE(md.find("(exit status 3)"), std::string::npos) << md;
   EXPECT_NE(md.find("running or interrupted (.tmp-" + plan_.pairs[5].id), std::string::npos) << md;
   EXPECT_NE(md.find("(`pairs/" + removed.id + "`): not run"), std::string::npos) << md;
@@ -224,6 +234,17 @@ TEST(SuiteFrameErrors, CornersAgainstGroundTruthWithNotFoundAsInfinity) {
   EXPECT_TRUE(std::isinf(e[2]));
   EXPECT_DOUBLE_EQ(successAt(e, 5.0), 2.0 / 3.0);
   EXPECT_DOUBLE_EQ(successAt(e, 4.99), 1.0 / 3.0);
+  // The visible error: frame 1 is shifted by (3, 4) everywhere, 5 px; in a 5 × 5 frame only the
+  // grid's points x, y < 5 count, the same 5 px; in a frame left of the target none (not scored).
+  const std::vector<double> v = frameVisibleErrors((dir / "poses.csv").string(), (dir / "gt.tsv").string(), {64, 48});
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_NEAR(v[0], 0.0, 1e-9);
+  EXPECT_NEAR(v[1], 5.0, 1e-6);
+  EXPECT_TRUE(std::isinf(v[2]));
+  EXPECT_NEAR(frameVisibleErrors((dir / "poses.csv").string(), (dir / "gt.tsv").string(), {5, 5})[1], 5.0, 1e-6);
+  writeFile(dir / "far.tsv", "h\nf0 100 0 110 0 110 10 100 10\n");
+  EXPECT_TRUE(frameVisibleErrors((dir / "poses.csv").string(), (dir / "far.tsv").string(), {64, 48}).empty());
+  EXPECT_THROW(frameVisibleErrors((dir / "poses.csv").string(), (dir / "gt.tsv").string(), {0, 0}), std::invalid_argument);
   writeFile(dir / "bad.csv", "frame,state\n");
   try {
     frameErrors((dir / "bad.csv").string(), (dir / "gt.tsv").string());

@@ -83,9 +83,9 @@ while [ $i -lt $frames ]; do
 done
 truth=null
 if [ -n "$gt" ]; then
-  truth="{\"frames\": $frames, \"success_5px\": $(( (frames - 1) * 1000 / frames ))e-3, \"success_10px\": $(( (frames - 1) * 1000 / frames ))e-3, \"median_error_px\": 0.0}"
+  truth="{\"frames\": $frames, \"success_5px\": $(( (frames - 1) * 1000 / frames ))e-3, \"success_10px\": $(( (frames - 1) * 1000 / frames ))e-3, \"median_error_px\": 0.0, \"visible_success_5px\": $(( (frames - 1) * 1000 / frames ))e-3, \"median_visible_error_px\": 0.0}"
 fi
-echo "{\"frames\": $frames, \"found\": $((frames - 1)), \"fps\": {\"tracker\": 100.0}, \"ground_truth\": $truth, \"completed\": true, \"error\": null}" > "$report"
+echo "{\"frames\": $frames, \"found\": $((frames - 1)), \"frame_size\": [64, 48], \"fps\": {\"tracker\": 100.0}, \"ground_truth\": $truth, \"completed\": true, \"error\": null}" > "$report"
 [ -n "$FAKE_REPLAY_LOG" ] && echo "end $(date +%s.%N)" >> "$FAKE_REPLAY_LOG"
 exit 0
 )SH");
