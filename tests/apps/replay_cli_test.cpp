@@ -279,6 +279,22 @@ TEST(NftReplayCli, ADetectionCarriedIntoABlurredFrameModelsItsBlur) {
   EXPECT_GE(report["ground_truth"]["success_5px"].get<double>(), 0.985) << r.output;
 }
 
+TEST(NftReplayCli, TheBentPageIsFollowedWhereItIsSeen) {
+  // The bent page (issue 45): a page bent around a cylinder, hand-held, partly out of view;
+  // scored by the visible error against the best homography of its points in view. A floor
+  // below what the tracker measures (100 % within 5 px over its 300 frames, median 0.85 px;
+  // docs/results.md), on its first 120 frames.
+  const fs::path dir = tempDir("bent_page");
+  const ProgramRun r = runReplay("--synthetic-preset bent_page --synthetic-frames 120 --no-render --progress 0 --report " +
+                                 quoted(dir / "r.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const nlohmann::json gt = readJson(dir / "r.json")["ground_truth"];
+  EXPECT_EQ(gt["frames"], 120);
+  EXPECT_EQ(gt["visible_frames"], 120);  // never wholly out of view
+  EXPECT_GE(gt["visible_success_5px"].get<double>(), 0.95) << gt.dump(2);
+  EXPECT_LT(gt["median_visible_error_px"].get<double>(), 2.0) << gt.dump(2);
+}
+
 TEST(NftReplayCli, RealtimeRunsTheDetectionWorkerAtTheInputsFrameRate) {
   const fs::path dir = tempDir("realtime");
   const ProgramRun r = runReplay("--synthetic-frames 15 --progress 0 --no-render --realtime --report " +
