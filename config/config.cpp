@@ -559,6 +559,7 @@ const std::vector<Section>& schema() {
                               closed(0, 1)),
                   boolField("region_detection", &Config::tracking, &TrackingConfig::regionDetection),
                   numberField("region_margin", &Config::tracking, &TrackingConfig::regionMargin, atLeast(0)),
+                  intField("region_search_frames", &Config::tracking, &TrackingConfig::regionSearchFrames, atLeast(0)),
                   intField("max_targets", &Config::tracking, &TrackingConfig::maxTargets, closed(1, 64)),
                   intField("search_every", &Config::tracking, &TrackingConfig::searchEvery, atLeast(0)),
                   enumField("async_detection", &Config::tracking, &TrackingConfig::asyncDetection, kAsyncDetections),

@@ -304,6 +304,10 @@ struct TrackingConfig {
   /// `region_margin`: that region is the target's bounding box enlarged by this fraction of its
   /// size on every side. Number >= 0. Default 0.5.
   double regionMargin = 0.5;
+  /// `region_search_frames`: for this many frames after a loss the detection searches that region
+  /// first, then the whole frame (a small target, once lost, is usually found again near where it
+  /// was, and a whole-frame detection gives it few keypoints). Integer >= 0. Default 90.
+  int regionSearchFrames = 90;
   /// `min_inlier_spread`: fewest inlier patches' spread, the area of their convex hull over the
   /// target's area; a few patches in one corner cannot place a target mostly out of view.
   /// Number in [0, 1]. Default 0.02.

@@ -13,6 +13,9 @@ namespace nft::detection {
 
 namespace {
 
+// Candidates per tracking patch wanted, from which spreadOverGrid keeps the spread ones.
+constexpr int kSpreadCandidates = 4;
+
 cv::Mat toGray(const cv::Mat& image) {
   if (image.empty() || image.cols < 16 || image.rows < 16)
     throw std::invalid_argument("trainTarget: the target image is " + std::to_string(image.cols) + "x" +
@@ -27,9 +30,41 @@ cv::Mat toGray(const cv::Mat& image) {
                               " is not supported (expected CV_8UC1 or CV_8UC3)");
 }
 
+// The `want` corners of `corners` (strongest first, `score` each one's) to keep: the strongest of
+// each cell of a grid of about `want` cells over `size` first, then the strongest of the rest,
+// returned strongest first. The strongest corners of a print cluster where it has most contrast
+// (a title, a band of text); a large target seen partly, or not quite flat, is constrained only
+// where its patches are (issue 45, Deliver 4).
+std::vector<size_t> spreadOverGrid(const std::vector<cv::Point2f>& corners, const std::vector<float>& score,
+                                   cv::Size size, int want) {
+  if (static_cast<int>(corners.size()) <= want) {
+    std::vector<size_t> all(corners.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    return all;
+  }
+  const double side = std::sqrt(static_cast<double>(size.area()) / want);
+  const int cols = std::max(1, static_cast<int>(std::ceil(size.width / side)));
+  std::vector<char> cellTaken(static_cast<size_t>(cols * (static_cast<int>(std::ceil(size.height / side)) + 1)), 0);
+  std::vector<char> taken(corners.size(), 0);
+  std::vector<size_t> keep;
+  for (size_t i = 0; i < corners.size() && static_cast<int>(keep.size()) < want; ++i) {  // strongest first
+    const size_t cell = static_cast<size_t>(static_cast<int>(corners[i].y / side) * cols + static_cast<int>(corners[i].x / side));
+    if (cellTaken[cell]) continue;
+    cellTaken[cell] = 1;
+    taken[i] = 1;
+    keep.push_back(i);
+  }
+  for (size_t i = 0; i < corners.size() && static_cast<int>(keep.size()) < want; ++i)
+    if (!taken[i]) keep.push_back(i);
+  std::stable_sort(keep.begin(), keep.end(), [&](size_t a, size_t b) { return score[a] > score[b]; });
+  return keep;
+}
+
 // Well-textured points to track by NCC (Wagner et al. 2010), spread over the target at each
 // level of a factor-2 pyramid: Shi-Tomasi corners (the minimum eigenvalue of the structure
-// tensor, which NCC search needs large in both directions), at least `spacing` apart.
+// tensor, which NCC search needs large in both directions), at least `spacing` apart, the
+// strongest of each cell of a grid first (spreadOverGrid) from kSpreadCandidates times the
+// corners wanted.
 std::vector<TrackingPatch> selectPatches(const cv::Mat& gray, const TargetTrainerOptions& o) {
   std::vector<TrackingPatch> patches;
   cv::Mat level = gray;
@@ -42,19 +77,23 @@ std::vector<TrackingPatch> selectPatches(const cv::Mat& gray, const TargetTraine
     mask(cv::Rect(o.patchMargin, o.patchMargin, level.cols - 2 * o.patchMargin, level.rows - 2 * o.patchMargin))
         .setTo(255);
     std::vector<cv::Point2f> corners;
-    cv::goodFeaturesToTrack(level, corners, want, 0.01, o.patchSpacing, mask, 3);
+    cv::goodFeaturesToTrack(level, corners, kSpreadCandidates * want, 0.01, o.patchSpacing, mask, 3);
     cv::Mat eigen;
     cv::cornerMinEigenVal(level, eigen, 3);
+    std::vector<float> score(corners.size());
+    for (size_t i = 0; i < corners.size(); ++i) score[i] = eigen.at<float>(cvRound(corners[i].y), cvRound(corners[i].x));
+    const std::vector<size_t> kept = spreadOverGrid(corners, score, level.size(), want);
     const float scale = static_cast<float>(1 << l);
-    for (const cv::Point2f& c : corners) {
+    for (const size_t i : kept) {
+      const cv::Point2f& c = corners[i];
       TrackingPatch p;
       // Level pixel centre (u, v) is level-0 position ((u + 0.5)·2^l − 0.5, …).
       p.position = cv::Point2f((c.x + 0.5f) * scale - 0.5f, (c.y + 0.5f) * scale - 0.5f);
       p.level = l;
-      p.score = eigen.at<float>(cvRound(c.y), cvRound(c.x));
+      p.score = score[i];
       patches.push_back(p);
     }
-    budget -= static_cast<int>(corners.size());
+    budget -= static_cast<int>(kept.size());
     cv::Mat next;
     cv::resize(level, next, cv::Size((level.cols + 1) / 2, (level.rows + 1) / 2), 0, 0, cv::INTER_AREA);
     level = next;

@@ -156,6 +156,7 @@ PipelineOptions pipelineOptions(const config::Config& c, const std::string& /*so
   }
   p.tracker.regionDetection = c.tracking.regionDetection;
   p.tracker.regionMargin = c.tracking.regionMargin;
+  p.tracker.regionSearchFrames = c.tracking.regionSearchFrames;
   p.tracker.motion = c.motion.model == config::MotionModel::None ? tracker::MotionModelKind::None
                      : c.motion.model == config::MotionModel::ConstantAcceleration
                          ? tracker::MotionModelKind::ConstantAcceleration

@@ -408,13 +408,12 @@ void TargetTracking::trackOneAsync(const cv::Mat& image, FrameResult& result) {
     ++only.framesSinceFound;
   }
   // 3. Not tracked: a search on a copy of this frame, unless one is in flight; first near where
-  //    the target was lost, shortly after a loss (TrackerOptions::regionDetection).
+  //    the target was lost, for regionSearchFrames after a loss (TrackerOptions::regionDetection).
   if (!r.found && !async_->busy() && async_->ready()) {
     SearchRequest q;
     q.frame = frames_;
     q.gray = grayOf(image).clone();
-    if (only.lastFound && only.framesSinceFound >= 0 &&
-        only.framesSinceFound <= std::max(1, options_.tracker.retrackLostFrames))
+    if (only.lastFound && only.framesSinceFound >= 0 && only.framesSinceFound <= options_.tracker.regionSearchFrames)
       q.near = only.lastFound;
     async_->submit(std::move(q));
   }

@@ -103,6 +103,9 @@ struct Tracker::Impl {
     if (!(o.regionMargin >= 0) || !std::isfinite(o.regionMargin))
       throw std::invalid_argument("TrackerOptions::regionMargin must be finite and >= 0, got " +
                                   std::to_string(o.regionMargin));
+    if (o.regionSearchFrames < 0)
+      throw std::invalid_argument("TrackerOptions::regionSearchFrames must be >= 0, got " +
+                                  std::to_string(o.regionSearchFrames));
     if (o.redetectEvery < 0)
       throw std::invalid_argument("TrackerOptions::redetectEvery must be >= 0, got " + std::to_string(o.redetectEvery));
     if (!o.detectionEnabled && !o.trackingEnabled)
@@ -439,8 +442,9 @@ void Tracker::trackGray(TrackResult& r, std::chrono::steady_clock::time_point st
     found = true;
   } else if (s.detectionLane) {
     r.state = TrackerState::Detecting;
-    // Soon after a loss, first near the last pose (Deliver 2 of issue 21), then the whole frame.
-    const bool recent = s.lastFound && s.framesLost <= std::max(1, s.options.retrackLostFrames);
+    // After a loss, first near the last pose (issue 21's Deliver 2; for regionSearchFrames frames:
+    // issue 45's Deliver 1), then the whole frame.
+    const bool recent = s.lastFound && s.framesLost <= s.options.regionSearchFrames;
     found = s.detect(r, recent ? s.lastFound : std::nullopt);
   } else {
     r.state = TrackerState::Lost;

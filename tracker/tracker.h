@@ -110,7 +110,7 @@ struct TrackerOptions {
   /// occlusion the target is usually still where it was, and the tracking lane also follows it
   /// through views the detection lane cannot find (tmt_bookI's far-tilted frames).
   int retrackLostFrames = 5;
-  /// After a loss (in the frame of the loss and the max(1, retrackLostFrames) after it) the detection
+  /// After a loss (in the frame of the loss and the regionSearchFrames after it) the detection
   /// lane first looks only in the region around the target's last or predicted place
   /// (DetectionLane::detect with a region: fewer pixels for FAST, the keypoints denser on the
   /// target), then, if that finds nothing, in the whole frame.
@@ -118,6 +118,12 @@ struct TrackerOptions {
   /// That region: the bounding box of the target's quad enlarged by this fraction of its width
   /// (height) on the left and right (top and bottom), at least 32 px; >= 0.
   double regionMargin = 0.5;
+  /// For this many frames after a loss (>= 0) the detection searches the region around the last
+  /// place first (regionDetection). A small target in a large frame, once lost, gets few of a
+  /// whole-frame detection's keypoints, and is usually found again near where it was: the
+  /// street clip of issue 45 (a 300 × 140 px sign in 1280 × 720) was never found again in its
+  /// last 35 frames when only the 5 frames after the loss searched there.
+  int regionSearchFrames = 90;
 };
 
 /// The tracker's state for one frame.

@@ -90,6 +90,44 @@ std::vector<cv::Point2f> interleavedPatches(const std::vector<detection::Trackin
   return order;
 }
 
+/// The visible patches of `patches` (target pixels, in the lane's order) under H, in the order a
+/// stage takes them: spread over the part of the target in view. `frame` holds their predicted
+/// frame positions (full resolution) and `visible` whether the template window of each lies in
+/// the level's image. The bounding box of the visible ones is cut into a grid of about `budget`
+/// cells and the cells are visited round-robin, each giving its next patch in the lane's order
+/// (strongest first): the first `budget` taken cover the visible area as evenly as the patches
+/// allow, instead of the strongest ones, which cluster where the print has most contrast (a
+/// title, a band of text) and leave the rest of a large target, and a target partly out of view,
+/// unconstrained (issue 45, Deliver 4).
+std::vector<int> spreadOrder(const std::vector<cv::Point2d>& frame, const std::vector<unsigned char>& visible,
+                             int budget) {
+  std::vector<int> order;
+  double x0 = HUGE_VAL, y0 = HUGE_VAL, x1 = -HUGE_VAL, y1 = -HUGE_VAL;
+  for (size_t i = 0; i < frame.size(); ++i)
+    if (visible[i]) {
+      order.push_back(static_cast<int>(i));
+      x0 = std::min(x0, frame[i].x), x1 = std::max(x1, frame[i].x);
+      y0 = std::min(y0, frame[i].y), y1 = std::max(y1, frame[i].y);
+    }
+  if (static_cast<int>(order.size()) <= budget) return order;  // every visible one is searched anyway
+  // Square cells: about `budget` of them over the box.
+  const double w = std::max(1.0, x1 - x0), h = std::max(1.0, y1 - y0);
+  const double side = std::sqrt(w * h / std::max(1, budget));
+  const int cols = std::max(1, static_cast<int>(std::ceil(w / side))), rows = std::max(1, static_cast<int>(std::ceil(h / side)));
+  std::vector<std::vector<int>> cells(static_cast<size_t>(cols * rows));
+  for (const int i : order) {
+    const int cx = std::min(cols - 1, static_cast<int>((frame[static_cast<size_t>(i)].x - x0) / side));
+    const int cy = std::min(rows - 1, static_cast<int>((frame[static_cast<size_t>(i)].y - y0) / side));
+    cells[static_cast<size_t>(cy * cols + cx)].push_back(i);
+  }
+  std::vector<int> spread;
+  spread.reserve(order.size());
+  for (size_t rank = 0; spread.size() < order.size(); ++rank)
+    for (const std::vector<int>& cell : cells)
+      if (rank < cell.size()) spread.push_back(cell[rank]);
+  return spread;
+}
+
 /// Area of the convex hull of `points` (pixels²); 0 for fewer than 3.
 double hullArea(const std::vector<cv::Point2f>& points) {
   if (points.size() < 3) return 0;
@@ -108,6 +146,9 @@ struct TrackingLane::Impl {
   std::vector<cv::Mat> targetPyramid;  // CV_8UC1, level 0 = the model's image
   std::vector<cv::Point2f> patches;    // target pixels, in the order they are taken
   FramePyramid ownPyramid;             // for track(gray, predicted)
+  // search()'s per-call buffers (each patch's predicted frame position and visibility).
+  mutable std::vector<cv::Point2d> scratchFrame;
+  mutable std::vector<unsigned char> scratchVisible;
   TrackingTimings timings;
   std::string rejection;
 
@@ -144,12 +185,21 @@ struct TrackingLane::Impl {
     const double scale = std::ldexp(1.0, level);
     const int half = options.patchSize / 2;
     const bool blur = reference && exposure > 0;
-    for (const cv::Point2f& x : patches) {
+    // The template's own window must lie in the frame; the search around it is clipped to it.
+    std::vector<cv::Point2d>& predictedAt = scratchFrame;
+    std::vector<unsigned char>& visible = scratchVisible;
+    predictedAt.resize(patches.size());
+    visible.resize(patches.size());
+    for (size_t i = 0; i < patches.size(); ++i) {
+      predictedAt[i] = apply(H, cv::Point2d(patches[i].x, patches[i].y));
+      const cv::Point2d p = predictedAt[i] * (1.0 / scale);
+      visible[i] = p.x >= half && p.y >= half && p.x < image.cols - half && p.y < image.rows - half;
+    }
+    for (const int i : spreadOrder(predictedAt, visible, budget)) {
       if (m.searched >= budget) break;
-      const cv::Point2d full = apply(H, cv::Point2d(x.x, x.y));
+      const cv::Point2f& x = patches[static_cast<size_t>(i)];
+      const cv::Point2d full = predictedAt[static_cast<size_t>(i)];
       const cv::Point2d p = full * (1.0 / scale);  // predicted, level pixels
-      // The template's own window must lie in the frame; the search around it is clipped to it.
-      if (!(p.x >= half && p.y >= half && p.x < image.cols - half && p.y < image.rows - half)) continue;
       const cv::Point centre(static_cast<int>(std::lround(p.x)), static_cast<int>(std::lround(p.y)));
       const cv::Point2d streak =
           blur ? motionAt(cv::Point2d(x.x, x.y), full, *reference, before) * exposure : cv::Point2d(0, 0);

@@ -84,6 +84,39 @@ TEST(TargetTrainer, BookCoverIsAGoodTarget) {
   EXPECT_EQ(back.patches.size(), m.patches.size());
 }
 
+TEST(TargetTrainer, TrackingPatchesCoverAPrintWhoseContrastIsInOneBand) {
+  // A page with a high-contrast band (a title) across its top fifth and fainter texture below:
+  // the strongest corners all lie in the band, and a target seen below it, or bent, would be
+  // constrained by none of them (issue 45, Deliver 4). Each cell of a 4 × 4 grid over the page
+  // must hold a level-0 patch.
+  cv::Mat noise(400, 320, CV_8UC1);
+  cv::RNG rng(11);
+  rng.fill(noise, cv::RNG::UNIFORM, 0, 256);
+  cv::Mat page;
+  cv::GaussianBlur(noise, page, cv::Size(0, 0), 1.5);
+  cv::normalize(page, page, 0, 255, cv::NORM_MINMAX);
+  const cv::Rect band(0, 0, page.cols, page.rows / 5);
+  cv::Mat faint = page(cv::Rect(0, band.height, page.cols, page.rows - band.height));
+  faint.convertTo(faint, -1, 0.25, 96);  // a quarter of the contrast below the band
+  const TargetModel m = train(page);
+  int cells[4][4] = {};
+  int inBand = 0, level0 = 0;
+  for (const TrackingPatch& p : m.patches) {
+    if (p.level != 0) continue;
+    ++level0;
+    inBand += band.contains(cv::Point(cvRound(p.position.x), cvRound(p.position.y))) ? 1 : 0;
+    const int cx = std::min(3, static_cast<int>(4.0 * p.position.x / page.cols));
+    const int cy = std::min(3, static_cast<int>(4.0 * p.position.y / page.rows));
+    ++cells[cy][cx];
+  }
+  ASSERT_GE(level0, 50);
+  for (int y = 0; y < 4; ++y)
+    for (int x = 0; x < 4; ++x) EXPECT_GE(cells[y][x], 1) << "no patch in cell (" << x << ", " << y << ")";
+  // The band still gets its share and more (its corners are the strongest), not all of them.
+  EXPECT_GT(inBand, level0 / 10);
+  EXPECT_LT(inBand, level0 * 3 / 4);
+}
+
 TEST(TargetTrainer, TiltedViewsMatchASteeplyTiltedTarget) {
   // The cover seen 65° off its normal about the vertical axis (an affine compression by cos 65°
   // along x, the view of azimuth 0): its SURF descriptors, matched with the ratio test, land where

@@ -100,6 +100,32 @@ TEST_F(RegionDetectionTest, AfterALossTheTrackerLooksNearTheLastPoseFirst) {
   EXPECT_THROW(Tracker(caps(), model, defaultCalibration(sequence.frameSize()), options), std::invalid_argument);
 }
 
+TEST_F(RegionDetectionTest, LongAfterALossTheTrackerStillLooksNearTheLastPoseFirst) {
+  // Issue 45, Deliver 1: 12 blank frames (well past retrackLostFrames, after which the region
+  // was searched no more) and the target is found again by the detection in the region around
+  // its last place; past regionSearchFrames only the whole frame is searched.
+  const detection::TargetModel model = testing::trainImage(caps(), sequence.targetImage());
+  TrackerOptions options;
+  const cv::Mat blank(sequence.frameSize(), CV_8UC3, cv::Scalar::all(128));
+  const auto lostFor = [&](Tracker& tracker, int frames) {
+    for (int i = 0; i < 10; ++i) EXPECT_TRUE(tracker.track(sequence.render(i)).found) << "frame " << i;
+    for (int i = 0; i < frames; ++i) EXPECT_FALSE(tracker.track(blank).found);
+    return tracker.track(sequence.render(11));
+  };
+  Tracker tracker(caps(), model, defaultCalibration(sequence.frameSize()), options);
+  const TrackResult again = lostFor(tracker, 12);
+  ASSERT_TRUE(again.found) << again.rejection;
+  EXPECT_TRUE(again.detectedInRegion);
+  EXPECT_LT(testing::cornerAlignmentError(again.corners, sequence.corners(11)), 3.0);
+  options.regionSearchFrames = 10;
+  Tracker shorter(caps(), model, defaultCalibration(sequence.frameSize()), options);
+  const TrackResult whole = lostFor(shorter, 12);
+  ASSERT_TRUE(whole.found) << whole.rejection;
+  EXPECT_FALSE(whole.detectedInRegion);
+  options.regionSearchFrames = -1;
+  EXPECT_THROW(Tracker(caps(), model, defaultCalibration(sequence.frameSize()), options), std::invalid_argument);
+}
+
 TEST(MultiTargetSearch, OneSessionFindsAllEightPrintsOfTheGrid) {
   // 8 prints of about 145 px in view (synthetic/multi_target_sequence.h). baboon and aero3 have
   // few strong corners at that size: they are found only when the searches spend the keypoint

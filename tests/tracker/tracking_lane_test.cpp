@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -74,6 +75,39 @@ TEST_F(TrackingLaneTest, RejectsAnImplausiblePredictionAndAJump) {
   TrackingLane strictLane(model, calibration, strict);
   EXPECT_FALSE(strictLane.track(frame, translation(6, -4) * truth));
   EXPECT_NE(strictLane.lastRejection().find("corner jump"), std::string::npos) << strictLane.lastRejection();
+}
+
+TEST_F(TrackingLaneTest, SearchesPatchesSpreadOverTheVisiblePartOfTheTarget) {
+  // A model whose patches come strongest-first from the left of the target only: with a budget of
+  // 20 the lane must still spread its search over the whole target (issue 45, Deliver 4), so its
+  // inliers span most of it; taken in the model's order, all 20 would lie in its left quarter.
+  detection::TargetModel leftFirst = model;
+  std::stable_sort(leftFirst.patches.begin(), leftFirst.patches.end(),
+                   [](const detection::TrackingPatch& a, const detection::TrackingPatch& b) {
+                     return a.position.x < b.position.x;
+                   });
+  TrackingLaneOptions options;
+  options.maxPatches = 20;
+  options.minInliers = 8;
+  TrackingLane lane(leftFirst, calibration, options);
+  const std::optional<TrackedTarget> tracked = lane.track(testing::syntheticFrame(target, truth), truth);
+  ASSERT_TRUE(tracked) << lane.lastRejection();
+  EXPECT_LE(tracked->searched, 20);
+  float left = static_cast<float>(target.cols), right = 0;
+  for (const cv::Point2f& p : tracked->inlierTargetPoints) left = std::min(left, p.x), right = std::max(right, p.x);
+  EXPECT_GT(right - left, 0.7f * static_cast<float>(target.cols)) << "inliers from x = " << left << " to " << right;
+  // Partly out of view: the target's right half beyond the frame's right edge. The patches
+  // searched are the visible ones, spread over the visible half.
+  const cv::Point2d centre = testing::project(truth, {0.5 * target.cols, 0.5 * target.rows});
+  const cv::Matx33d half = translation(640 - centre.x, 0) * truth;
+  const std::optional<TrackedTarget> partly = lane.track(testing::syntheticFrame(target, half), half);
+  ASSERT_TRUE(partly) << lane.lastRejection();
+  float low = static_cast<float>(target.cols), high = 0;
+  for (const cv::Point2f& p : partly->inlierTargetPoints) {
+    EXPECT_LT(testing::project(half, cv::Point2d(p)).x, 640.0);
+    low = std::min(low, p.x), high = std::max(high, p.x);
+  }
+  EXPECT_GT(high - low, 0.3f * static_cast<float>(target.cols)) << "inliers from x = " << low << " to " << high;
 }
 
 TEST_F(TrackingLaneTest, RefusesBadInput) {
