@@ -1,6 +1,7 @@
 #include "suite/ground_truth.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <fstream>
@@ -46,6 +47,28 @@ std::vector<QuadCorners> loadGroundTruth(const std::string& path) {
     frames.push_back(c);
   }
   return frames;
+}
+
+void saveGroundTruth(const std::string& path, const std::vector<QuadCorners>& frames) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write ground-truth file '" + path + "'");
+  out << "frame\tulx\tuly\turx\tury\tlrx\tlry\tllx\tlly\n";
+  char text[64];
+  for (size_t i = 0; i < frames.size(); ++i) {
+    std::snprintf(text, sizeof text, "frame%05zu.jpg", i + 1);
+    out << text;
+    for (const cv::Point2f& p : frames[i]) {
+      if (!annotated(frames[i])) {
+        out << "\tnan\tnan";
+        continue;
+      }
+      std::snprintf(text, sizeof text, "\t%.4f\t%.4f", static_cast<double>(p.x), static_cast<double>(p.y));
+      out << text;
+    }
+    out << '\n';
+  }
+  out.flush();
+  if (!out) throw std::runtime_error("error while writing ground-truth file '" + path + "'");
 }
 
 QuadCorners notAnnotated() {

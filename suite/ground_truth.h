@@ -23,6 +23,12 @@ namespace nft::replay {
 ///   all of them nan.
 std::vector<QuadCorners> loadGroundTruth(const std::string& path);
 
+/// Writes `frames` as a ground-truth file loadGroundTruth() reads back: the header
+/// `frame ulx uly urx ury lrx lry llx lly`, then frame i as `frame<i + 1, 5 digits>.jpg` and its
+/// 8 numbers (4 decimals; `nan` for a frame without annotation), tab-separated.
+/// @throws std::runtime_error naming the file when it cannot be written.
+void saveGroundTruth(const std::string& path, const std::vector<QuadCorners>& frames);
+
 /// A frame without annotation: every corner NaN (what loadGroundTruth reads from `nan` numbers).
 QuadCorners notAnnotated();
 /// False for a frame without annotation (any corner coordinate NaN): it is not scored.

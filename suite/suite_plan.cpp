@@ -35,6 +35,10 @@ Plan makePlan(const SuiteSpec& suite, const std::string& outDir, const std::stri
       p.firstFrame = clip.firstFrame;
       p.lastFrame = clip.lastFrame;
       p.configFile = (fs::path(plan.outDir) / "configs" / (config.hash + ".yaml")).string();
+      p.preset = clip.preset;
+      p.width = clip.width;
+      p.height = clip.height;
+      p.targetFraction = clip.targetFraction;
       plan.pairs.push_back(p);
     }
   }
@@ -55,7 +59,10 @@ nlohmann::json planToJson(const Plan& plan) {
                      {"calibration", p.calibration},
                      {"first_frame", p.firstFrame},
                      {"last_frame", p.lastFrame},
-                     {"config_file", p.configFile}});
+                     {"config_file", p.configFile},
+                     {"preset", p.preset},
+                     {"size", {p.width, p.height}},
+                     {"target_fraction", p.targetFraction}});
   return {{"suite", plan.suite},         {"source", plan.source}, {"out_dir", plan.outDir},
           {"replay", plan.replayBinary}, {"render", plan.render}, {"swept_keys", plan.sweptKeys},
           {"pairs", pairs}};
@@ -86,6 +93,12 @@ Plan loadPlan(const fs::path& file) {
       p.firstFrame = q.at("first_frame").get<int>();
       p.lastFrame = q.at("last_frame").get<int>();
       p.configFile = q.at("config_file").get<std::string>();
+      p.preset = q.value("preset", std::string());
+      if (q.contains("size")) {
+        p.width = q.at("size").at(0).get<int>();
+        p.height = q.at("size").at(1).get<int>();
+      }
+      p.targetFraction = q.value("target_fraction", 0.0);
       plan.pairs.push_back(p);
     }
     return plan;

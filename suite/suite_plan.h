@@ -32,6 +32,10 @@ struct Pair {
   int firstFrame = 0;
   int lastFrame = -1;
   std::string configFile;  ///< OUT/configs/<hash>.yaml
+  /// A synthetic clip (ClipSpec::preset, "" for a video) and its frame size and target fraction.
+  std::string preset;
+  int width = 640, height = 480;
+  double targetFraction = 0;
 };
 
 /// Everything a runner needs.
@@ -54,7 +58,9 @@ Plan makePlan(const SuiteSpec& suite, const std::string& outDir, const std::stri
 
 /// The plan as JSON: {"suite", "source", "out_dir", "replay", "render", "swept_keys",
 /// "pairs": [{"id", "clip", "config", "config_hash", "params", "video", "target", "ground_truth",
-/// "calibration", "first_frame", "last_frame", "config_file"}]}.
+/// "calibration", "first_frame", "last_frame", "config_file", "preset", "size": [W, H],
+/// "target_fraction"}]} (a plan written before synthetic clips, without the last three, reads as
+/// video clips).
 nlohmann::json planToJson(const Plan& plan);
 
 /// Reads a plan written by planToJson(). @throws std::runtime_error naming the file for a file

@@ -4,14 +4,18 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
 #include "suite/suite_files.h"
 #include "suite/suite_sweep.h"
 #include "suite/suite_yaml.h"
+#include "synthetic/synthetic_presets.h"
+#include "synthetic/synthetic_sequence.h"
 
 namespace nft::eval::suite {
 namespace fs = std::filesystem;
@@ -79,6 +83,51 @@ int declaredFrames(const std::string& video) {
   return capture.isOpened() ? static_cast<int>(capture.get(cv::CAP_PROP_FRAME_COUNT)) : 0;
 }
 
+/// A synthetic clip (`preset:`): the preset, its frame size, target fraction and length.
+void readSyntheticClip(const SuiteReader& r, const YAML::Node& c, const std::string& entry, ClipSpec& clip) {
+  for (const char* key : {"video", "target", "ground_truth", "calibration"})
+    if (c[key])
+      r.fail(c[key], entry + "." + key,
+             "a synthetic clip ('preset') brings its own frames, target, camera and ground truth: remove '" +
+                 std::string(key) + "'");
+  r.checkKeys(c, entry, {"name", "preset", "size", "target_fraction", "frames"});
+  clip.preset = r.string(c["preset"], entry + ".preset");
+  const std::optional<replay::SyntheticPreset> preset = replay::parseSyntheticPreset(clip.preset);
+  if (!preset) r.fail(c["preset"], entry + ".preset", "'" + clip.preset + "': expected one of " + replay::syntheticPresetNames());
+  if (const YAML::Node size = c["size"]) {
+    const std::string text = r.string(size, entry + ".size");
+    int w = 0, h = 0;
+    char x = 0, extra = 0;
+    if (std::sscanf(text.c_str(), "%d%c%d%c", &w, &x, &h, &extra) != 3 || x != 'x' || w < 64 || h < 64 || w > 8192 ||
+        h > 8192)
+      r.fail(size, entry + ".size", "'" + text + "': expected WxH, each side in [64, 8192], e.g. 1280x720");
+    clip.width = w;
+    clip.height = h;
+  }
+  if (const YAML::Node fraction = c["target_fraction"]) {
+    double f = 0;
+    try {
+      f = fraction.IsScalar() ? fraction.as<double>() : 0;
+    } catch (const YAML::Exception&) {
+      f = 0;
+    }
+    if (!(f > 0 && f <= 1))
+      r.fail(fraction, entry + ".target_fraction", "expected a number in (0, 1]: the target's share of the frame's area");
+    if (*preset == replay::SyntheticPreset::Default)
+      r.fail(fraction, entry + ".target_fraction", "the default sequence keeps its own target size: give a POT preset");
+    clip.targetFraction = f;
+  }
+  clip.firstFrame = 0;
+  clip.lastFrame = replay::SyntheticSequenceOptions().frames - 1;
+  if (const YAML::Node frames = c["frames"]) {
+    if (!frames.IsScalar())
+      r.fail(frames, entry + ".frames", "a synthetic clip starts at its first frame: give its length N, not a range");
+    clip.lastFrame = r.integer(frames, entry + ".frames", 1, 100000) - 1;
+  }
+  clip.name = safeFileName(c["name"] ? r.string(c["name"], entry + ".name")
+                                     : clip.preset + "-" + std::to_string(clip.width) + "x" + std::to_string(clip.height));
+}
+
 std::vector<ClipSpec> readClips(const SuiteReader& r, const YAML::Node& clips) {
   if (!clips) r.fail(0, "clips", "missing: the suite needs a list of clips");
   if (!clips.IsSequence() || clips.size() == 0) r.fail(clips, "clips", "expected a non-empty list of clips");
@@ -87,26 +136,30 @@ std::vector<ClipSpec> readClips(const SuiteReader& r, const YAML::Node& clips) {
     const YAML::Node c = clips[i];
     const std::string entry = "clips[" + std::to_string(i) + "]";
     r.requireMap(c, entry);
-    r.checkKeys(c, entry, {"name", "video", "target", "ground_truth", "calibration", "frames"});
     ClipSpec clip;
     clip.line = lineOf(c);
-    if (!c["video"]) r.fail(c, entry, "missing 'video' (a video file or a folder of frames)");
-    if (!c["target"]) r.fail(c, entry, "missing 'target' (a target image or .nftm model)");
-    clip.video = r.existingPath(c["video"], entry + ".video", true);
-    clip.target = r.existingPath(c["target"], entry + ".target", false);
-    if (c["ground_truth"]) clip.groundTruth = r.existingPath(c["ground_truth"], entry + ".ground_truth", false);
-    if (c["calibration"]) clip.calibration = r.existingPath(c["calibration"], entry + ".calibration", false);
-    if (c["frames"]) {
-      readFrames(r, c["frames"], entry + ".frames", clip);
-      const int count = declaredFrames(clip.video);
-      if (count > 0 && clip.firstFrame >= count)
-        r.fail(c["frames"], entry + ".frames",
-               "the range starts at frame " + std::to_string(clip.firstFrame) + " but '" + clip.video + "' has " +
-                   std::to_string(count) + " frames (numbered from 0)");
+    if (c["preset"]) {
+      readSyntheticClip(r, c, entry, clip);
+    } else {
+      r.checkKeys(c, entry, {"name", "video", "target", "ground_truth", "calibration", "frames", "preset"});
+      if (!c["video"]) r.fail(c, entry, "missing 'video' (a video file or a folder of frames) or 'preset'");
+      if (!c["target"]) r.fail(c, entry, "missing 'target' (a target image or .nftm model)");
+      clip.video = r.existingPath(c["video"], entry + ".video", true);
+      clip.target = r.existingPath(c["target"], entry + ".target", false);
+      if (c["ground_truth"]) clip.groundTruth = r.existingPath(c["ground_truth"], entry + ".ground_truth", false);
+      if (c["calibration"]) clip.calibration = r.existingPath(c["calibration"], entry + ".calibration", false);
+      if (c["frames"]) {
+        readFrames(r, c["frames"], entry + ".frames", clip);
+        const int count = declaredFrames(clip.video);
+        if (count > 0 && clip.firstFrame >= count)
+          r.fail(c["frames"], entry + ".frames",
+                 "the range starts at frame " + std::to_string(clip.firstFrame) + " but '" + clip.video + "' has " +
+                     std::to_string(count) + " frames (numbered from 0)");
+      }
+      const fs::path video(clip.video);
+      const std::string defaultName = fs::is_directory(video) ? video.filename().string() : video.stem().string();
+      clip.name = safeFileName(c["name"] ? r.string(c["name"], entry + ".name") : defaultName);
     }
-    const fs::path video(clip.video);
-    const std::string defaultName = fs::is_directory(video) ? video.filename().string() : video.stem().string();
-    clip.name = safeFileName(c["name"] ? r.string(c["name"], entry + ".name") : defaultName);
     for (size_t j = 0; j < out.size(); ++j)
       if (out[j].name == clip.name)
         r.fail(c, entry, "clip name '" + clip.name + "' is also clips[" + std::to_string(j) + "]'s (line " +
@@ -137,8 +190,16 @@ void readSlurm(const SuiteReader& r, const YAML::Node& node, SlurmSpec& slurm) {
 }  // namespace
 
 std::string ClipSpec::identity() const {
-  return "video=" + video + "\ntarget=" + target + "\nground_truth=" + groundTruth + "\ncalibration=" + calibration +
-         "\nframes=" + std::to_string(firstFrame) + ".." + std::to_string(lastFrame) + "\n";
+  std::string id = "video=" + video + "\ntarget=" + target + "\nground_truth=" + groundTruth +
+                   "\ncalibration=" + calibration + "\nframes=" + std::to_string(firstFrame) + ".." +
+                   std::to_string(lastFrame) + "\n";
+  if (!preset.empty()) {  // (a video clip's identity stays as it was: its finished pairs are kept)
+    char fraction[32];
+    std::snprintf(fraction, sizeof fraction, "%.17g", targetFraction);
+    id += "preset=" + preset + "\nsize=" + std::to_string(width) + "x" + std::to_string(height) +
+          "\ntarget_fraction=" + fraction + "\n";
+  }
+  return id;
 }
 
 SuiteSpec loadSuite(const std::string& path) {

@@ -18,6 +18,12 @@
 //       ground_truth: data/gt.tsv  # optional (gt.tsv format)
 //       calibration: cam.yaml    # optional (nft_replay --calib)
 //       frames: [100, 199]       # optional: first and last frame, from 0, inclusive; or N: the first N
+//     - name: hd_blur            # optional; default: <preset>-<W>x<H>, e.g. motion_blur-1280x720
+//       preset: motion_blur      # instead of video/target/ground_truth: a synthetic sequence with
+//                                # exact ground truth (nft_replay --synthetic-preset; synthetic_presets.h)
+//       size: 1280x720           # optional (default 640x480): --synthetic-size
+//       target_fraction: 0.0625  # optional: --synthetic-target-fraction (a POT preset or bent_page)
+//       frames: 300              # optional (default 300): N, the sequence's length
 //   sweep:                       # optional (default: one config, the defaults); grid or configs
 //     grid:                      # every combination of the values, keys in the order written
 //       tracking.min_ncc: [0.7, 0.8]
@@ -53,6 +59,14 @@ struct ClipSpec {
   int firstFrame = 0;       ///< first frame replayed, from 0
   int lastFrame = -1;       ///< last frame replayed (inclusive), or -1: to the end
   int line = 0;             ///< line of the clip's entry in the suite file (1-based)
+  /// A synthetic sequence instead of a video: its preset's name (synthetic/synthetic_presets.h,
+  /// nft_replay --synthetic-preset), "" for a video clip. video, target, groundTruth and
+  /// calibration are then empty: the sequence brings its frames, target, camera and exact ground
+  /// truth; firstFrame is 0 and lastFrame + 1 its length.
+  std::string preset;
+  int width = 640, height = 480;  ///< the synthetic sequence's frame size (--synthetic-size)
+  /// > 0: its target's share of the frame's area (--synthetic-target-fraction); 0: the preset's own.
+  double targetFraction = 0;
 
   /// Everything that decides the clip's results, as one text (part of the pair's hash).
   std::string identity() const;

@@ -1,11 +1,13 @@
 #include "suite/suite_task.h"
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "suite/ground_truth.h"
 #include "suite/suite_clip_range.h"
 #include "suite/suite_files.h"
 #include "suite/suite_frame_errors.h"
@@ -100,18 +102,40 @@ PairOutcome runPair(const Plan& plan, const Pair& pair, const TaskOptions& optio
   std::string video = pair.video, groundTruth = pair.groundTruth, error;
   ProcessExit exit;
   try {
-    std::vector<std::string> argv = {plan.replayBinary, "--target", pair.target, "--config", pair.configFile};
-    if (pair.firstFrame > 0) {
-      const double cutStart = epochSeconds();
-      const CutClip cut = cutClipRange(pair.video, pair.groundTruth, pair.firstFrame, pair.lastFrame, temporary / "input");
-      video = cut.video;
-      groundTruth = cut.groundTruth;
-      outcome.prepareSeconds = epochSeconds() - cutStart;
-    } else if (pair.lastFrame >= 0) {
-      argv.insert(argv.end(), {"--frames", std::to_string(pair.lastFrame + 1)});
+    std::vector<std::string> argv = {plan.replayBinary, "--config", pair.configFile};
+    if (!pair.preset.empty()) {
+      // A synthetic clip: nft_replay renders it and scores it by its own exact ground truth; the
+      // same corners, written into the pair's folder, give the per-frame errors.
+      replay::SyntheticSequenceOptions o;
+      o.preset = *replay::parseSyntheticPreset(pair.preset);  // checked when the suite was loaded
+      o.frameSize = cv::Size(pair.width, pair.height);
+      o.targetFraction = pair.targetFraction;
+      o.frames = pair.lastFrame + 1;
+      groundTruth = (temporary / "gt.tsv").string();
+      replay::saveGroundTruth(groundTruth, replay::SyntheticSequence(o).groundTruth());
+      argv.insert(argv.end(), {"--synthetic-preset", pair.preset, "--synthetic-size",
+                               std::to_string(pair.width) + "x" + std::to_string(pair.height), "--synthetic-frames",
+                               std::to_string(o.frames)});
+      if (pair.targetFraction > 0) {
+        char fraction[32];
+        std::snprintf(fraction, sizeof fraction, "%.17g", pair.targetFraction);
+        argv.insert(argv.end(), {"--synthetic-target-fraction", fraction});
+      }
+    } else {
+      argv.insert(argv.end(), {"--target", pair.target});
+      if (pair.firstFrame > 0) {
+        const double cutStart = epochSeconds();
+        const CutClip cut =
+            cutClipRange(pair.video, pair.groundTruth, pair.firstFrame, pair.lastFrame, temporary / "input");
+        video = cut.video;
+        groundTruth = cut.groundTruth;
+        outcome.prepareSeconds = epochSeconds() - cutStart;
+      } else if (pair.lastFrame >= 0) {
+        argv.insert(argv.end(), {"--frames", std::to_string(pair.lastFrame + 1)});
+      }
+      argv.insert(argv.end(), {"--video", video});
+      if (!groundTruth.empty()) argv.insert(argv.end(), {"--gt", groundTruth});
     }
-    argv.insert(argv.end(), {"--video", video});
-    if (!groundTruth.empty()) argv.insert(argv.end(), {"--gt", groundTruth});
     if (!pair.calibration.empty()) argv.insert(argv.end(), {"--calib", pair.calibration});
     if (!plan.render) argv.push_back("--no-render");
     argv.insert(argv.end(), {"--report", (temporary / "report.json").string(), "--poses",

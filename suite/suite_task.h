@@ -6,6 +6,8 @@
 //   OUT/pairs/<id>/report.json   nft_replay --report
 //   OUT/pairs/<id>/poses.csv     nft_replay --poses
 //   OUT/pairs/<id>/replay.log    everything nft_replay printed
+//   OUT/pairs/<id>/gt.tsv        a synthetic clip's ground truth (its exact corners), which its
+//                                per-frame errors are scored against
 //
 // A pair is finished when OUT/pairs/<id>/result.json says "ok"; a failed pair is recorded the
 // same way with its error and exit status, and is run again by the next `suite run`. A clip's

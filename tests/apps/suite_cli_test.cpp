@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "suite/ground_truth.h"
 #include "suite/suite_files.h"
 #include "suite/suite_support.h"
 #include "support/test_data.h"
@@ -115,6 +116,51 @@ TEST_F(SuiteCliTest, TheSubmittedBatchScriptRunTaskByTaskCompletesTheSuite) {
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("every pair is finished: nothing to submit"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("4242"), std::string::npos) << r.output;
+}
+
+TEST(NftEvalSuiteSynthetic, APresetClipsRowEqualsNftReplaysOwnReportAndItsGroundTruthIsTheSequences) {
+  const fs::path dir = nft::testing::freshTempDir("nft_suite_preset");
+  const nft::testing::RemovedAtEnd cleanup{dir};
+  writeFile(dir / "s.yaml", "clips:\n  - preset: occlusion\n    size: 800x600\n    target_fraction: 0.1\n"
+                            "    frames: 12\n");
+  ProgramRun r = runEval("suite run " + quoted(dir / "s.yaml") + " --out " + quoted(dir / "out"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = runEval("suite collect " + quoted(dir / "out"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const nlohmann::json rows = nlohmann::json::parse(nft::eval::suite::readText(dir / "out" / "results.json"))["rows"];
+  ASSERT_EQ(rows.size(), 1u);
+  const nlohmann::json& row = rows[0];
+  EXPECT_EQ(row["clip"], "occlusion-800x600");
+  r = nft::testing::runProgram(NFT_REPLAY_BINARY,
+                               "--synthetic-preset occlusion --synthetic-size 800x600 --synthetic-target-fraction 0.1 "
+                               "--synthetic-frames 12 --no-render --progress 0 --report " + quoted(dir / "direct.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const nlohmann::json direct = nlohmann::json::parse(nft::eval::suite::readText(dir / "direct.json"));
+  EXPECT_EQ(row["frames"], 12);
+  EXPECT_EQ(row["frames"], direct["frames"]);
+  EXPECT_EQ(row["found_fraction"], direct["found_fraction"]);
+  EXPECT_EQ(row["success_5px"], direct["ground_truth"]["success_5px"]);
+  EXPECT_EQ(row["median_error_px"], direct["ground_truth"]["median_error_px"]);
+  EXPECT_EQ(row["visible_success_5px"], direct["ground_truth"]["visible_success_5px"]);
+  EXPECT_GT(row["success_5px"].get<double>(), 0.9);
+  // The pair's gt.tsv is the sequence's exact ground truth (to its 4 decimals), every frame.
+  nft::replay::SyntheticSequenceOptions o;
+  o.preset = nft::replay::SyntheticPreset::Occlusion;
+  o.frameSize = cv::Size(800, 600);
+  o.targetFraction = 0.1;
+  o.frames = 12;
+  const std::vector<nft::replay::QuadCorners> exact = nft::replay::SyntheticSequence(o).groundTruth();
+  const fs::path pair = dir / "out" / "pairs" / row["pair"].get<std::string>();
+  const std::vector<nft::replay::QuadCorners> written = nft::replay::loadGroundTruth((pair / "gt.tsv").string());
+  ASSERT_EQ(written.size(), exact.size());
+  for (size_t i = 0; i < exact.size(); ++i)
+    for (size_t k = 0; k < 4; ++k) EXPECT_LT(cv::norm(written[i][k] - exact[i][k]), 1e-3) << "frame " << i;
+  // The config's overall values come from the per-frame errors against it: the same success (a
+  // frame within 0.001 px of 5 px might fall the other side).
+  const nlohmann::json configs =
+      nlohmann::json::parse(nft::eval::suite::readText(dir / "out" / "results.json"))["configs"];
+  ASSERT_EQ(configs.size(), 1u);
+  EXPECT_NEAR(configs[0]["success_5px"].get<double>(), row["success_5px"].get<double>(), 1.0 / 12 + 1e-9);
 }
 
 TEST(NftEvalSuiteData, ARealRunsRowEqualsNftReplaysOwnReport) {

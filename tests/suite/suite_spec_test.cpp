@@ -129,6 +129,76 @@ TEST_F(SuiteSpecTest, BadEntriesAreRefusedNamingTheSuiteFileAndLine) {
   }
 }
 
+TEST_F(SuiteSpecTest, ASyntheticClipIsAPresetWithItsSizeTargetFractionAndLength) {
+  const SuiteSpec s = loadSuite(suite("clips:\n  - preset: scale\n"
+                                      "  - name: hd_blur\n    preset: motion_blur\n    size: 1280x720\n"
+                                      "    target_fraction: 0.0625\n    frames: 40\n"
+                                      "  - preset: bent_page\n    size: 1280x720\n")
+                                    .string());
+  ASSERT_EQ(s.clips.size(), 3u);
+  EXPECT_EQ(s.clips[0].name, "scale-640x480");  // the preset's name and size
+  EXPECT_EQ(s.clips[0].preset, "scale");
+  EXPECT_EQ(s.clips[0].width, 640);
+  EXPECT_EQ(s.clips[0].height, 480);
+  EXPECT_EQ(s.clips[0].targetFraction, 0.0);
+  EXPECT_EQ(s.clips[0].lastFrame, 299);  // the synthetic sequence's default length, 300
+  EXPECT_TRUE(s.clips[0].video.empty());
+  EXPECT_TRUE(s.clips[0].groundTruth.empty());
+  EXPECT_EQ(s.clips[1].name, "hd_blur");
+  EXPECT_EQ(s.clips[1].width, 1280);
+  EXPECT_EQ(s.clips[1].height, 720);
+  EXPECT_EQ(s.clips[1].targetFraction, 0.0625);
+  EXPECT_EQ(s.clips[1].firstFrame, 0);
+  EXPECT_EQ(s.clips[1].lastFrame, 39);
+  EXPECT_EQ(s.clips[2].name, "bent_page-1280x720");
+  // The plan carries them, and the size and fraction are part of the pair's identity.
+  const Plan plan = makePlan(s, (dir_ / "out").string(), "/bin/true");
+  ASSERT_EQ(plan.pairs.size(), 3u);
+  EXPECT_EQ(plan.pairs[1].preset, "motion_blur");
+  EXPECT_EQ(plan.pairs[1].width, 1280);
+  EXPECT_EQ(plan.pairs[1].targetFraction, 0.0625);
+  const Plan back = loadPlan([&] {
+    writeFile(dir_ / "plan.json", planToJson(plan).dump());
+    return dir_ / "plan.json";
+  }());
+  EXPECT_EQ(back.pairs[1].preset, "motion_blur");
+  EXPECT_EQ(back.pairs[1].height, 720);
+  EXPECT_EQ(back.pairs[1].targetFraction, 0.0625);
+  EXPECT_EQ(back.pairs[1].lastFrame, 39);
+  ClipSpec other = s.clips[1];
+  other.targetFraction = 0.125;
+  EXPECT_NE(other.identity(), s.clips[1].identity());
+  other = s.clips[1];
+  other.width = 1920;
+  EXPECT_NE(other.identity(), s.clips[1].identity());
+  // A video clip's identity is what it was before synthetic clips existed (finished pairs are kept).
+  ClipSpec video;
+  video.video = "v.mp4";
+  video.target = "t.png";
+  EXPECT_EQ(video.identity(), "video=v.mp4\ntarget=t.png\nground_truth=\ncalibration=\nframes=0..-1\n");
+
+  const std::string file = (dir_ / "s.yaml").string();
+  struct Case {
+    std::string text, expected;
+  };
+  const std::vector<Case> cases = {
+      {"clips:\n  - preset: blur\n", file + ":2: clips[0].preset: 'blur': expected one of default, scale"},
+      {"clips:\n  - preset: scale\n    size: 1280\n", file + ":3: clips[0].size: '1280': expected WxH"},
+      {"clips:\n  - preset: scale\n    size: 32x32\n", "expected WxH, each side in [64, 8192]"},
+      {"clips:\n  - preset: scale\n    target_fraction: 2\n", file + ":3: clips[0].target_fraction: expected a number in (0, 1]"},
+      {"clips:\n  - preset: default\n    target_fraction: 0.1\n", "the default sequence keeps its own target size"},
+      {"clips:\n  - preset: scale\n    frames: [10, 20]\n", file + ":3: clips[0].frames: a synthetic clip starts at its first frame"},
+      {"clips:\n  - preset: scale\n    video: clip.avi\n",
+       file + ":3: clips[0].video: a synthetic clip ('preset') brings its own frames, target, camera and ground truth"},
+      {"clips:\n  - preset: scale\n    seed: 3\n", file + ":3: clips[0].seed: unknown key: expected one of name, preset"},
+      {"clips:\n  - preset: scale\n  - preset: scale\n", ":3: clips[1]: clip name 'scale-640x480' is also clips[0]'s"},
+  };
+  for (const Case& c : cases) {
+    const std::string error = errorOf(c.text);
+    EXPECT_NE(error.find(c.expected), std::string::npos) << "suite:\n" << c.text << "\nerror: " << error;
+  }
+}
+
 TEST_F(SuiteSpecTest, AnErrorInANamedConfigFileNamesThatFileAndLine) {
   writeFile(dir_ / "bad.yaml", "tracking:\n  min_ncc: 7\n");
   const std::string error = errorOf(std::string(kClip) + "sweep:\n  configs:\n    bad: bad.yaml\n");
