@@ -4,7 +4,9 @@
 // runs our Tracker and the OpenCV ORB / SIFT baselines over a video with ground-truth corners
 // (alignment error, success rate vs threshold); `nft_eval multi` several targets at once on the
 // multi-target synthetic sequence, scored per target. `nft_eval suite run|collect` replays every (clip,
-// config) pair of a suite file, here N at a time or as a Slurm job array, and tabulates the results.
+// config) pair of a suite file, here N at a time or as a Slurm job array, and tabulates the results;
+// `nft_eval baseline` is a per-frame OpenCV baseline with nft_replay's inputs and outputs (what a
+// suite runs beside our tracker).
 
 #include <CLI/CLI.hpp>
 
@@ -19,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "apps/eval/baseline_run.h"
 #include "apps/eval/descriptor_eval.h"
 #include "apps/eval/eval_report.h"
 #include "apps/eval/extractor_spec.h"
@@ -469,6 +472,63 @@ void addSuiteCommand(CLI::App& app, SuiteArgs& a) {
   a.taskCommand = task;
 }
 
+/// What the `baseline` subcommand was given.
+struct BaselineArgs {
+  BaselineRunRequest request;
+  std::string method = "sift";
+  std::vector<int> size;
+};
+
+/// Adds `baseline`: one per-frame OpenCV baseline with nft_replay's inputs and outputs.
+void addBaselineCommand(CLI::App& app, BaselineArgs& a) {
+  CLI::App* cmd = app.add_subcommand(
+      "baseline",
+      "A per-frame OpenCV baseline - SIFT (ratio 0.75) or ORB (1000 features, ratio 0.8), brute-force k=2\n"
+      "matching and findHomography RANSAC 3 px on every frame, no tracking - over a video or a synthetic\n"
+      "sequence, with nft_replay's flags and outputs: a per-frame pose CSV and a JSON report with its\n"
+      "statistics (and with ground truth the accuracy). What `nft_eval suite` runs for a suite's 'baselines'.\n"
+      "--every N runs only frames 0, N, 2N, ...; the others are written as 'skipped' and not scored.");
+  BaselineRunRequest& r = a.request;
+  cmd->add_option("--method", a.method, "sift or orb")->check(CLI::IsMember({"sift", "orb"}))->capture_default_str();
+  cmd->add_option("--every", r.every, "run one frame in N (frames 0, N, 2N, ...)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--target", r.target, "target image, or .nftm model (its working image)");
+  cmd->add_option("--video", r.video, "video file or folder of numbered frames");
+  cmd->add_option("--gt", r.groundTruth, "ground-truth corners (gt.tsv) for the accuracy");
+  cmd->add_option("--frames", r.maxFrames, "read only the first N frames")->check(CLI::PositiveNumber);
+  cmd->add_option("--synthetic-preset", r.preset,
+                  "instead of --target/--video/--gt: nft_replay's synthetic sequence with this preset, one of\n" +
+                      nft::replay::syntheticPresetNames());
+  cmd->add_option("--synthetic-size", a.size, "WxH: frame size of the synthetic sequence (default 640x480)")
+      ->delimiter('x')
+      ->expected(2)
+      ->check(CLI::Range(64, 8192));
+  cmd->add_option("--synthetic-target-fraction", r.targetFraction,
+                  "the synthetic target's share of the frame's area (as nft_replay's)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--synthetic-frames", r.syntheticFrames, "frames of the synthetic sequence")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--poses", r.posesCsv,
+                  "per-frame CSV (nft_replay's header; state detecting when found, lost, or skipped; no pose)");
+  cmd->add_option("--report", r.reportJson, "JSON report: nft_replay's statistics and accuracy, method, every");
+  cmd->add_option("--threads", r.threads, "OpenCV threads (0: OpenCV's default)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--progress", r.progressEvery, "progress line on stderr every N frames run (0: none)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+}
+
+int runBaselineCommand(BaselineArgs& a) {
+  a.request.kind = parseBaselineList(a.method).front();
+  if (!a.size.empty()) a.request.syntheticSize = cv::Size(a.size[0], a.size[1]);
+  const nlohmann::json report = runBaseline(a.request);
+  std::cout << "nft_eval: " << baselineSummary(report) << "\n";
+  return 0;
+}
+
 /// Runs the `suite` subcommand given (suite/suite_commands.h); its exit status.
 int runSuite(SuiteArgs& a) {
   namespace suite = nft::eval::suite;
@@ -503,6 +563,8 @@ int main(int argc, char** argv) {
   addPotCommand(app, pot);
   ReferenceRequest reference;
   addReferenceCommand(app, reference);
+  BaselineArgs baseline;
+  addBaselineCommand(app, baseline);
   CLI11_PARSE(app, argc, argv);
   try {
     if (app.got_subcommand("descriptors")) return runDescriptors(descriptors);
@@ -511,6 +573,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("suite")) return runSuite(suite);
     if (app.got_subcommand("pot")) return runPot(pot);
     if (app.got_subcommand("reference")) return runReference(reference);
+    if (app.got_subcommand("baseline")) return runBaselineCommand(baseline);
   } catch (const std::exception& e) {
     std::cerr << "nft_eval: " << e.what() << "\n";
     return 1;

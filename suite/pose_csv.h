@@ -4,7 +4,8 @@
 //
 //   frame,state,ulx,uly,urx,ury,lrx,lry,llx,lly,rx,ry,rz,tx,ty,tz,inliers,reproj_px,ms
 //
-// frame: 0-based decoded frame index; state: detecting | tracking | lost; the target image's
+// frame: 0-based decoded frame index; state: detecting | tracking | lost (and in the CSV of
+// `nft_eval baseline --every N`, which has no pose fields, skipped: a frame not run); the target image's
 // corners (0,0), (w,0), (w,h), (0,h) in frame pixels; the pose's rotation vector (radians) and
 // translation (metres when the target's width is known, else target pixels); inliers and mean
 // reprojection error (pixels) of the lane that produced the result; ms: the Session's time for

@@ -109,6 +109,8 @@ ConfigSummary summarise(const Collection& c, const std::string& hash) {
       s.name = row.pair.config;
       s.hash = hash;
       s.params = row.pair.params;
+      s.baseline = row.pair.baseline;
+      s.every = row.pair.every;
     }
     if (row.status != "ok") continue;
     ++s.finished;

@@ -50,6 +50,9 @@ struct PairRow {
 struct ConfigSummary {
   std::string name, hash;                     ///< as in ConfigSpec
   std::map<std::string, std::string> params;  ///< the grid values (ConfigSpec::params)
+  /// A baseline's summary (BaselineSpec): its method ("" for a config) and one frame in `every` run.
+  std::string baseline;
+  int every = 1;
   int clips = 0, finished = 0;  ///< clips of the suite / of them finished ok
   int frames = 0, found = 0, groundTruthFrames = 0;  ///< summed over the finished clips
   std::optional<double> success5, success10, medianErrorPx;  ///< over every ground-truth frame

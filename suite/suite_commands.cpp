@@ -60,10 +60,11 @@ int suiteRun(const SuiteRunRequest& request, std::ostream& out, std::ostream& er
   const SuiteSpec suite = loadSuite(request.suiteFile);
   const std::string replay =
       executable(request.replayBinary.empty() ? defaultReplayBinary() : request.replayBinary, "replay program");
-  const Plan plan = makePlan(suite, request.outDir, replay);
+  const Plan plan = makePlan(suite, request.outDir, replay, selfExecutable());  // nft_eval runs the baselines
   prepareOutDir(plan, suite);
   err << "nft_eval: suite '" << plan.suite << "': " << suite.clips.size() << " clips x " << suite.configs.size()
-      << " configs = " << plan.pairs.size() << " pairs, results in " << plan.outDir << "\n";
+      << " configs" << (suite.baselines.empty() ? "" : " and " + std::to_string(suite.baselines.size()) + " baselines")
+      << " = " << plan.pairs.size() << " pairs, results in " << plan.outDir << "\n";
 
   if (!request.slurm) {
     const LocalRunSummary s = runLocal(plan, request.jobs, request.force, err);

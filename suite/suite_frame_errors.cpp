@@ -41,6 +41,7 @@ void forEachScoredFrame(const std::string& posesCsv, const std::string& groundTr
     const std::vector<std::string> f = fields(row);
     if (f.size() < 10) throw std::runtime_error("pose CSV '" + posesCsv + "' line " + std::to_string(line) + ": too few fields");
     if (!replay::annotated(truth[frame])) continue;  // a frame without annotation is not scored
+    if (f[1] == "skipped") continue;                   // nor a frame a baseline did not run (--every)
     if (f[2].empty()) {  // not found: corner fields empty
       score(truth[frame], std::vector<cv::Point2f>());
       continue;

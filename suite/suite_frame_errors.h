@@ -13,8 +13,8 @@ namespace nft::eval::suite {
 
 /// The alignment error of every frame that has ground truth, pixels; +infinity where the
 /// target was not found (a failure at every threshold). Frame i of the CSV is ground-truth
-/// frame i; frames beyond the ground truth, and frames without annotation (`nan`), are not
-/// scored (left out).
+/// frame i; frames beyond the ground truth, frames without annotation (`nan`), and rows in state
+/// `skipped` (frames `nft_eval baseline --every` did not run) are not scored (left out).
 /// @throws std::runtime_error naming the file (and the line) for a CSV without the header of
 ///   pose_csv.h, a row with too few fields or a corner that is not a number, and the errors of
 ///   loadGroundTruth().

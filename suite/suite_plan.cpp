@@ -9,36 +9,52 @@ namespace fs = std::filesystem;
 
 fs::path Plan::pairDir(const Pair& p) const { return fs::path(outDir) / "pairs" / p.id; }
 
-Plan makePlan(const SuiteSpec& suite, const std::string& outDir, const std::string& replayBinary) {
+Plan makePlan(const SuiteSpec& suite, const std::string& outDir, const std::string& replayBinary,
+              const std::string& evalBinary) {
   Plan plan;
   plan.suite = suite.name;
   plan.source = suite.source;
   plan.outDir = fs::absolute(outDir).lexically_normal().string();
   while (plan.outDir.size() > 1 && plan.outDir.back() == '/') plan.outDir.pop_back();
   plan.replayBinary = fs::absolute(replayBinary).lexically_normal().string();
+  if (!evalBinary.empty()) plan.evalBinary = fs::absolute(evalBinary).lexically_normal().string();
   plan.render = suite.render;
   plan.sweptKeys = suite.sweptKeys;
+  const auto clipInputs = [](const ClipSpec& clip, Pair& p) {
+    p.clip = clip.name;
+    p.video = clip.video;
+    p.target = clip.target;
+    p.groundTruth = clip.groundTruth;
+    p.calibration = clip.calibration;
+    p.firstFrame = clip.firstFrame;
+    p.lastFrame = clip.lastFrame;
+    p.preset = clip.preset;
+    p.width = clip.width;
+    p.height = clip.height;
+    p.targetFraction = clip.targetFraction;
+  };
   for (const ClipSpec& clip : suite.clips) {
     for (const ConfigSpec& config : suite.configs) {
       Pair p;
-      p.clip = clip.name;
+      clipInputs(clip, p);
       p.config = config.name;
       p.configHash = config.hash;
       p.params = config.params;
       // Rendering changes what is measured (fps with rendering): part of the identity too.
       p.id = clip.name + "-" +
              stableHash(config.yaml + "\n" + clip.identity() + (suite.render ? "render\n" : "")).substr(0, 12);
-      p.video = clip.video;
-      p.target = clip.target;
-      p.groundTruth = clip.groundTruth;
-      p.calibration = clip.calibration;
-      p.firstFrame = clip.firstFrame;
-      p.lastFrame = clip.lastFrame;
       p.configFile = (fs::path(plan.outDir) / "configs" / (config.hash + ".yaml")).string();
-      p.preset = clip.preset;
-      p.width = clip.width;
-      p.height = clip.height;
-      p.targetFraction = clip.targetFraction;
+      plan.pairs.push_back(p);
+    }
+    if (!clip.baselines) continue;
+    for (const BaselineSpec& baseline : suite.baselines) {
+      Pair p;
+      clipInputs(clip, p);
+      p.config = baseline.method;
+      p.configHash = baseline.hash();
+      p.id = clip.name + "-" + stableHash(baseline.identity() + clip.identity()).substr(0, 12);
+      p.baseline = baseline.method;
+      p.every = baseline.every;
       plan.pairs.push_back(p);
     }
   }
@@ -62,10 +78,12 @@ nlohmann::json planToJson(const Plan& plan) {
                      {"config_file", p.configFile},
                      {"preset", p.preset},
                      {"size", {p.width, p.height}},
-                     {"target_fraction", p.targetFraction}});
+                     {"target_fraction", p.targetFraction},
+                     {"baseline", p.baseline},
+                     {"every", p.every}});
   return {{"suite", plan.suite},         {"source", plan.source}, {"out_dir", plan.outDir},
-          {"replay", plan.replayBinary}, {"render", plan.render}, {"swept_keys", plan.sweptKeys},
-          {"pairs", pairs}};
+          {"replay", plan.replayBinary}, {"eval", plan.evalBinary}, {"render", plan.render},
+          {"swept_keys", plan.sweptKeys},   {"pairs", pairs}};
 }
 
 Plan loadPlan(const fs::path& file) {
@@ -77,6 +95,7 @@ Plan loadPlan(const fs::path& file) {
     plan.source = j.at("source").get<std::string>();
     plan.outDir = j.at("out_dir").get<std::string>();
     plan.replayBinary = j.at("replay").get<std::string>();
+    plan.evalBinary = j.value("eval", std::string());
     plan.render = j.at("render").get<bool>();
     plan.sweptKeys = j.at("swept_keys").get<std::vector<std::string>>();
     for (const nlohmann::json& q : j.at("pairs")) {
@@ -99,6 +118,8 @@ Plan loadPlan(const fs::path& file) {
         p.height = q.at("size").at(1).get<int>();
       }
       p.targetFraction = q.value("target_fraction", 0.0);
+      p.baseline = q.value("baseline", std::string());
+      p.every = q.value("every", 1);
       plan.pairs.push_back(p);
     }
     return plan;

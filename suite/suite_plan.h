@@ -36,6 +36,10 @@ struct Pair {
   std::string preset;
   int width = 640, height = 480;
   double targetFraction = 0;
+  /// A baseline's pair (BaselineSpec): its method ("sift", "orb"; "" for a config's pair, the
+  /// replay's) and one frame in `every` run; config is then the method, configFile "".
+  std::string baseline;
+  int every = 1;
 };
 
 /// Everything a runner needs.
@@ -44,6 +48,7 @@ struct Plan {
   std::string source;        ///< the suite file
   std::string outDir;        ///< the output folder, absolute
   std::string replayBinary;  ///< nft_replay, absolute
+  std::string evalBinary;    ///< nft_eval, absolute, which runs the baselines' pairs ("" when none)
   bool render = false;       ///< replays render as well as track
   std::vector<std::string> sweptKeys;
   std::vector<Pair> pairs;   ///< clips in the suite's order, each with every config
@@ -52,15 +57,18 @@ struct Plan {
   std::filesystem::path pairDir(const Pair& p) const;
 };
 
-/// The plan for `suite` written into `outDir` (made absolute). Pair ids hash the config's YAML and
-/// the clip's identity(), so editing a clip's inputs or frames gives new pairs.
-Plan makePlan(const SuiteSpec& suite, const std::string& outDir, const std::string& replayBinary);
+/// The plan for `suite` written into `outDir` (made absolute): per clip a pair per config, then
+/// (unless the clip says `baselines: false`) a pair per baseline. Pair ids hash the config's YAML
+/// (a baseline's identity()) and the clip's identity(), so editing a clip's inputs or frames gives
+/// new pairs. `evalBinary`: the nft_eval that runs the baselines (`nft_eval baseline`).
+Plan makePlan(const SuiteSpec& suite, const std::string& outDir, const std::string& replayBinary,
+              const std::string& evalBinary = "");
 
-/// The plan as JSON: {"suite", "source", "out_dir", "replay", "render", "swept_keys",
+/// The plan as JSON: {"suite", "source", "out_dir", "replay", "eval", "render", "swept_keys",
 /// "pairs": [{"id", "clip", "config", "config_hash", "params", "video", "target", "ground_truth",
 /// "calibration", "first_frame", "last_frame", "config_file", "preset", "size": [W, H],
-/// "target_fraction"}]} (a plan written before synthetic clips, without the last three, reads as
-/// video clips).
+/// "target_fraction", "baseline", "every"}]} (a plan written before synthetic clips and baselines,
+/// without these and "eval", reads as video clips and configs' pairs).
 nlohmann::json planToJson(const Plan& plan);
 
 /// Reads a plan written by planToJson(). @throws std::runtime_error naming the file for a file

@@ -79,6 +79,7 @@ nlohmann::json resultsJson(const Collection& c) {
     const bool ok = r.status == "ok";
     rows.push_back({{"clip", r.pair.clip},
                     {"config", r.pair.config},
+                    {"baseline", r.pair.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.pair.baseline)},
                     {"config_hash", r.pair.configHash},
                     {"params", r.pair.params},
                     {"pair", r.pair.id},
@@ -107,6 +108,8 @@ nlohmann::json resultsJson(const Collection& c) {
     configs.push_back({{"config", s.name},
                        {"config_hash", s.hash},
                        {"params", s.params},
+                       {"baseline", s.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.baseline)},
+                       {"every", s.every},
                        {"clips", s.clips},
                        {"finished", s.finished},
                        {"frames", s.frames},
@@ -147,7 +150,12 @@ std::string resultsMarkdown(const Collection& c) {
        << percent(s.visibleSuccess5) << " | " << orDash(fixed(s.medianVisibleErrorPx, 2)) << " | "
        << (s.trackerFps > 0 ? fixed(s.trackerFps, 0) : "—") << " |\n";
   for (const ConfigSummary& s : c.configs) {
-    md << "\n## Config `" << cell(s.name) << "` (`configs/" << s.hash << ".yaml`)\n\n| clip | frames " << header
+    if (s.baseline.empty())
+      md << "\n## Config `" << cell(s.name) << "` (`configs/" << s.hash << ".yaml`)";
+    else
+      md << "\n## Baseline `" << cell(s.name) << "` (`nft_eval baseline`, per-frame OpenCV "
+         << (s.every == 1 ? std::string("on every frame") : "on one frame in " + std::to_string(s.every)) << ")";
+    md << "\n\n| clip | frames " << header
        << "|---|---|---|---|---|---|---|---|---|\n";
     for (const PairRow& r : c.rows) {
       if (r.pair.configHash != s.hash) continue;

@@ -20,10 +20,12 @@ std::string resultsCsv(const Collection& c);
 
 /// Everything as JSON: {"suite", "source", "complete", "pairs", "ok", "failed", "missing",
 /// "swept_keys", "rows": [...], "configs": [...]} (fractions in [0, 1], errors in px; null where a
-/// value does not exist; per-frame errors are left out).
+/// value does not exist; per-frame errors are left out). A baseline's rows and summary have its
+/// method as "baseline" (null for a config's) and the summary its "every".
 nlohmann::json resultsJson(const Collection& c);
 
-/// The Markdown report: an overview (a row per config over all clips), then per config a table
+/// The Markdown report: an overview (a row per config and per baseline over all clips), then per
+/// config (and baseline) a table
 /// with a row per clip and the overall row (success at 5 / 10 px, found, median error, success at
 /// 5 px and median by the visible error, tracker fps), then the failed and the missing pairs. An incomplete collection says so in its title.
 std::string resultsMarkdown(const Collection& c);

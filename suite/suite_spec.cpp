@@ -90,7 +90,7 @@ void readSyntheticClip(const SuiteReader& r, const YAML::Node& c, const std::str
       r.fail(c[key], entry + "." + key,
              "a synthetic clip ('preset') brings its own frames, target, camera and ground truth: remove '" +
                  std::string(key) + "'");
-  r.checkKeys(c, entry, {"name", "preset", "size", "target_fraction", "frames"});
+  r.checkKeys(c, entry, {"name", "preset", "size", "target_fraction", "frames", "baselines"});
   clip.preset = r.string(c["preset"], entry + ".preset");
   const std::optional<replay::SyntheticPreset> preset = replay::parseSyntheticPreset(clip.preset);
   if (!preset) r.fail(c["preset"], entry + ".preset", "'" + clip.preset + "': expected one of " + replay::syntheticPresetNames());
@@ -141,7 +141,8 @@ std::vector<ClipSpec> readClips(const SuiteReader& r, const YAML::Node& clips) {
     if (c["preset"]) {
       readSyntheticClip(r, c, entry, clip);
     } else {
-      r.checkKeys(c, entry, {"name", "video", "target", "ground_truth", "calibration", "frames", "preset"});
+      r.checkKeys(c, entry,
+                  {"name", "video", "target", "ground_truth", "calibration", "frames", "preset", "baselines"});
       if (!c["video"]) r.fail(c, entry, "missing 'video' (a video file or a folder of frames) or 'preset'");
       if (!c["target"]) r.fail(c, entry, "missing 'target' (a target image or .nftm model)");
       clip.video = r.existingPath(c["video"], entry + ".video", true);
@@ -160,11 +161,39 @@ std::vector<ClipSpec> readClips(const SuiteReader& r, const YAML::Node& clips) {
       const std::string defaultName = fs::is_directory(video) ? video.filename().string() : video.stem().string();
       clip.name = safeFileName(c["name"] ? r.string(c["name"], entry + ".name") : defaultName);
     }
+    if (c["baselines"]) clip.baselines = r.boolean(c["baselines"], entry + ".baselines");
     for (size_t j = 0; j < out.size(); ++j)
       if (out[j].name == clip.name)
         r.fail(c, entry, "clip name '" + clip.name + "' is also clips[" + std::to_string(j) + "]'s (line " +
                              std::to_string(out[j].line) + "): give each clip its own 'name'");
     out.push_back(clip);
+  }
+  return out;
+}
+
+/// The `baselines:` section: a map from method to null or {every: N}; a method may not share
+/// its name with a config (the tables name both the same way).
+std::vector<BaselineSpec> readBaselines(const SuiteReader& r, const YAML::Node& node,
+                                        const std::vector<ConfigSpec>& configs) {
+  r.requireMap(node, "baselines");
+  std::vector<BaselineSpec> out;
+  for (const auto& kv : node) {
+    BaselineSpec b;
+    b.method = r.string(kv.first, "baselines");
+    b.line = lineOf(kv.first);
+    const std::string entry = "baselines." + b.method;
+    if (b.method != "sift" && b.method != "orb")
+      r.fail(kv.first, entry, "unknown baseline: expected sift or orb (nft_eval baseline --method)");
+    if (!kv.second.IsNull()) {
+      r.requireMap(kv.second, entry);
+      r.checkKeys(kv.second, entry, {"every"});
+      if (kv.second["every"]) b.every = r.integer(kv.second["every"], entry + ".every", 1, 100000);
+    }
+    for (const ConfigSpec& c : configs)
+      if (c.name == b.method)
+        r.fail(kv.first, entry, "the config '" + c.name + "' (line " + std::to_string(c.line) +
+                                    ") has the baseline's name: rename the config");
+    out.push_back(b);
   }
   return out;
 }
@@ -202,6 +231,12 @@ std::string ClipSpec::identity() const {
   return id;
 }
 
+std::string BaselineSpec::identity() const {
+  return "baseline=" + method + "\nevery=" + std::to_string(every) + "\n";
+}
+
+std::string BaselineSpec::hash() const { return stableHash(identity()); }
+
 SuiteSpec loadSuite(const std::string& path) {
   const std::string file = fs::absolute(path).lexically_normal().string();
   if (!fs::is_regular_file(file)) throw std::runtime_error("suite file '" + path + "' does not exist");
@@ -223,13 +258,14 @@ SuiteSpec loadSuite(const std::string& path) {
     r.fail(aliases.found.line + 1, "alias",
            "an alias (*name) of a map or a list is not supported in a suite file: write the entries out");
   if (!root.IsMap()) r.fail(root, "suite", "expected a map with 'clips' and optionally 'sweep', 'name', ...");
-  r.checkKeys(root, "", {"name", "base_config", "clips", "sweep", "replay", "slurm"});
+  r.checkKeys(root, "", {"name", "base_config", "clips", "sweep", "baselines", "replay", "slurm"});
 
   SuiteSpec suite;
   suite.source = file;
   suite.name = root["name"] ? safeFileName(r.string(root["name"], "name")) : safeFileName(fs::path(file).stem().string());
   suite.clips = readClips(r, root["clips"]);
   suite.configs = readSweep(r, root["base_config"], root["sweep"], suite.sweptKeys);
+  if (const YAML::Node baselines = root["baselines"]) suite.baselines = readBaselines(r, baselines, suite.configs);
 
   if (const YAML::Node replay = root["replay"]) {
     r.requireMap(replay, "replay");

@@ -24,6 +24,7 @@
 //       size: 1280x720           # optional (default 640x480): --synthetic-size
 //       target_fraction: 0.0625  # optional: --synthetic-target-fraction (a POT preset or bent_page)
 //       frames: 300              # optional (default 300): N, the sequence's length
+//       baselines: false         # optional (default true): run the suite's baselines on this clip
 //   sweep:                       # optional (default: one config, the defaults); grid or configs
 //     grid:                      # every combination of the values, keys in the order written
 //       tracking.min_ncc: [0.7, 0.8]
@@ -32,6 +33,9 @@
 //       default: null
 //       strict: {tracking: {min_ncc: 0.85}}
 //       phone: ../config/profiles/phone.yaml
+//   baselines:                   # optional: per-frame OpenCV baselines (nft_eval baseline) beside
+//     sift: {every: 10}          # the configs, a row per clip each; every: one frame in N (default 1)
+//     orb: null                  # (a clip with `baselines: false` gets none)
 //   replay:
 //     render: false              # default false: tracking only (nft_replay --no-render)
 //   slurm:                       # defaults of `--slurm` (flags override)
@@ -67,6 +71,9 @@ struct ClipSpec {
   int width = 640, height = 480;  ///< the synthetic sequence's frame size (--synthetic-size)
   /// > 0: its target's share of the frame's area (--synthetic-target-fraction); 0: the preset's own.
   double targetFraction = 0;
+  /// Whether the suite's baselines (SuiteSpec::baselines) run on this clip (`baselines: false`:
+  /// only the configs).
+  bool baselines = true;
 
   /// Everything that decides the clip's results, as one text (part of the pair's hash).
   std::string identity() const;
@@ -80,6 +87,18 @@ struct ConfigSpec {
   std::string yaml;  ///< the complete config (nft::config::toYaml), what the replay gets
   std::string hash;  ///< stableHash(yaml): configs equal in effect have the same hash
   int line = 0;      ///< line of its entry in the suite file (0 for the implicit default)
+};
+
+/// A per-frame OpenCV baseline run beside the configs: `nft_eval baseline --method M --every N`
+/// on each clip, tabulated as a config named after its method.
+struct BaselineSpec {
+  std::string method;  ///< "sift" or "orb" (apps/eval/feature_baseline.h)
+  int every = 1;       ///< run one frame in N (frames 0, N, 2N, ...); the others are not scored
+  int line = 0;        ///< line of its entry in the suite file
+  /// What decides its results, as one text (part of its pairs' hashes): "baseline=M\nevery=N\n".
+  std::string identity() const;
+  /// Its config hash in the tables: stableHash(identity()).
+  std::string hash() const;
 };
 
 /// Slurm resources of `--slurm`. Empty strings / 0: sbatch's (the cluster's) default.
@@ -100,6 +119,7 @@ struct SuiteSpec {
   std::vector<ClipSpec> clips;
   std::vector<ConfigSpec> configs;
   std::vector<std::string> sweptKeys;  ///< the grid's keys in order (empty for named configs)
+  std::vector<BaselineSpec> baselines;  ///< in the suite's order; none by default
   bool render = false;                 ///< render as well as track (nft_replay without --no-render)
   SlurmSpec slurm;
 };

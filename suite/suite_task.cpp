@@ -19,7 +19,8 @@ namespace fs = std::filesystem;
 namespace {
 
 /// The replay's error: its report's "error"; else a sanitizer's report line; else, for nft_replay's
-/// own error exit (a non-zero status), its last "nft_replay: " line; else (a signal) how it ended.
+/// (or a baseline's nft_eval's) own error exit (a non-zero status), its last "nft_replay: " (or
+/// "nft_eval: ") line; else (a signal) how it ended.
 std::string replayError(const fs::path& folder, const ProcessExit& exit) {
   try {
     const nlohmann::json report = nlohmann::json::parse(readText(folder / "report.json"));
@@ -31,7 +32,8 @@ std::string replayError(const fs::path& folder, const ProcessExit& exit) {
   std::string line, lastOwn, sanitizer;
   while (std::getline(log, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    if (line.rfind("nft_replay: ", 0) == 0 && line.find("warning") == std::string::npos) lastOwn = line.substr(12);
+    for (const std::string program : {"nft_replay: ", "nft_eval: "})  // (a baseline's pair runs nft_eval)
+      if (line.rfind(program, 0) == 0 && line.find("warning") == std::string::npos) lastOwn = line.substr(program.size());
     if (sanitizer.empty() && (line.find("runtime error:") != std::string::npos ||
                               line.find("ERROR: AddressSanitizer") != std::string::npos ||
                               line.find("ERROR: LeakSanitizer") != std::string::npos))
@@ -102,7 +104,15 @@ PairOutcome runPair(const Plan& plan, const Pair& pair, const TaskOptions& optio
   std::string video = pair.video, groundTruth = pair.groundTruth, error;
   ProcessExit exit;
   try {
+    // Our tracker's pair: nft_replay with the config; a baseline's: nft_eval baseline, given the
+    // same input flags.
     std::vector<std::string> argv = {plan.replayBinary, "--config", pair.configFile};
+    if (!pair.baseline.empty()) {
+      if (plan.evalBinary.empty())
+        throw std::runtime_error("the plan names no nft_eval program to run the baseline '" + pair.baseline +
+                                 "' (a plan of an older nft_eval): run `nft_eval suite run` again");
+      argv = {plan.evalBinary, "baseline", "--method", pair.baseline, "--every", std::to_string(pair.every)};
+    }
     if (!pair.preset.empty()) {
       // A synthetic clip: nft_replay renders it and scores it by its own exact ground truth; the
       // same corners, written into the pair's folder, give the per-frame errors.
@@ -136,8 +146,10 @@ PairOutcome runPair(const Plan& plan, const Pair& pair, const TaskOptions& optio
       argv.insert(argv.end(), {"--video", video});
       if (!groundTruth.empty()) argv.insert(argv.end(), {"--gt", groundTruth});
     }
-    if (!pair.calibration.empty()) argv.insert(argv.end(), {"--calib", pair.calibration});
-    if (!plan.render) argv.push_back("--no-render");
+    if (pair.baseline.empty()) {
+      if (!pair.calibration.empty()) argv.insert(argv.end(), {"--calib", pair.calibration});
+      if (!plan.render) argv.push_back("--no-render");
+    }
     argv.insert(argv.end(), {"--report", (temporary / "report.json").string(), "--poses",
                              (temporary / "poses.csv").string(), "--progress", "0"});
     std::vector<std::string> environment;

@@ -1,5 +1,7 @@
 // `nft_eval tracking` (apps/eval/tracking_eval.h, feature_baseline.h): the scores on hand-made
-// errors, the OpenCV baselines on a synthetic view with a known homography, the CLI's errors, and
+// errors, the OpenCV baselines on a synthetic view with a known homography, the CLI's errors;
+// `nft_eval baseline` (apps/eval/baseline_run.h): one frame in N of a preset scored as the tracking
+// evaluation scores SIFT there, a folder of frames with gt.tsv giving what its preset gives; and
 // on real data the first 60 frames of tmt_bookI (ours ≥ 90% within 5 px; the baselines run and
 // give a row per frame). NFT_EVAL_BINARY is the built program.
 
@@ -17,9 +19,18 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
 #include "apps/bench_program_run.h"
+#include "apps/eval/baseline_run.h"
 #include "apps/eval/feature_baseline.h"
 #include "apps/eval/tracking_eval.h"
+#include "suite/ground_truth.h"
+#include "suite/pose_csv.h"
+#include "suite/suite_frame_errors.h"
+#include "synthetic/synthetic_sequence.h"
 #include "support/program_run.h"
 #include "support/test_data.h"
 
@@ -114,6 +125,136 @@ TEST(EvalTrackingBaselines, OrbAndSiftFindAWarpedTarget) {
     EXPECT_FALSE(baseline.find(cv::Mat(480, 640, CV_8UC1, cv::Scalar(0))).found) << baseline.name();
   }
   EXPECT_THROW(FeatureBaseline(BaselineKind::Orb, cv::Mat()), std::invalid_argument);
+}
+
+// --- nft_eval baseline: a per-frame baseline with nft_replay's inputs and outputs -----------------
+
+testing::ProgramResult runEval(const std::string& args);
+
+/// A fresh temporary folder, removed at the end of the scope.
+struct TempFolder {
+  std::filesystem::path path;
+  explicit TempFolder(const std::string& name)
+      : path(std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~TempFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
+
+std::vector<std::string> csvLines(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(EvalBaselineRun, EveryNthFrameOfAPresetIsRunAndScoredAsTheTrackingEvaluationScoresIt) {
+  const TempFolder dir("nft_eval_baseline_run");
+  BaselineRunRequest r;
+  r.preset = "perspective";
+  r.syntheticFrames = 7;
+  r.every = 3;
+  r.threads = 1;
+  r.posesCsv = (dir.path / "poses.csv").string();
+  r.reportJson = (dir.path / "report.json").string();
+  const nlohmann::json report = runBaseline(r);
+  EXPECT_EQ(report["method"], "sift");
+  EXPECT_EQ(report["every"], 3);
+  EXPECT_EQ(report["frames"], 3);  // frames 0, 3 and 6
+  EXPECT_EQ(report["frames_read"], 7);
+  EXPECT_EQ(report["frame_size"], nlohmann::json::array({640, 480}));
+  ASSERT_TRUE(report["ground_truth"].is_object());
+  EXPECT_EQ(report["ground_truth"]["frames"], 3);
+  EXPECT_TRUE(std::filesystem::exists(r.reportJson));
+  // The pose CSV: nft_replay's header, every frame, the frames not run 'skipped' with no corners.
+  const std::vector<std::string> lines = csvLines(r.posesCsv);
+  ASSERT_EQ(lines.size(), 8u);
+  EXPECT_EQ(lines[0], replay::kPoseCsvHeader);
+  for (int i : {1, 2, 4, 5}) EXPECT_EQ(lines[static_cast<size_t>(i) + 1], std::to_string(i) + ",skipped,,,,,,,,,,,,,,,,,");
+  for (int i : {0, 3, 6}) EXPECT_EQ(lines[static_cast<size_t>(i) + 1].rfind(std::to_string(i) + ",detecting,", 0), 0u);
+  // The suite's per-frame errors of that CSV (the skipped frames left out) are nft_eval tracking's
+  // SIFT errors on the same frames.
+  replay::SyntheticSequenceOptions o;
+  o.preset = replay::SyntheticPreset::Perspective;
+  o.frames = 7;
+  replay::saveGroundTruth((dir.path / "gt.tsv").string(), replay::SyntheticSequence(o).groundTruth());
+  const std::vector<double> errors = suite::frameErrors(r.posesCsv, (dir.path / "gt.tsv").string());
+  TrackingRequest t;
+  t.preset = "perspective";
+  t.syntheticFrames = 7;
+  t.baselines = {BaselineKind::Sift};
+  t.progressEvery = 0;
+  const TrackingReport tracking = evaluateTracking(t);
+  ASSERT_EQ(tracking.methods.size(), 2u);
+  ASSERT_EQ(errors.size(), 3u);
+  for (size_t k = 0; k < 3; ++k) EXPECT_NEAR(errors[k], tracking.methods[1].errorPx[3 * k], 0.01) << "frame " << 3 * k;
+  EXPECT_NE(baselineSummary(report).find("sift on one frame in 3 of synthetic (640x480, seed 8, preset perspective): "
+                                         "3 of 7 frames run"),
+            std::string::npos)
+      << baselineSummary(report);
+  r.every = 0;
+  EXPECT_THROW(runBaseline(r), std::invalid_argument);
+  BaselineRunRequest both = r;
+  both.every = 1;
+  both.video = "v.mp4";
+  EXPECT_THROW(runBaseline(both), std::invalid_argument);  // a clip and a preset
+}
+
+TEST(EvalBaselineCli, AVideoWithGroundTruthGivesTheSameAsThePresetItWasWrittenFrom) {
+  const TempFolder dir("nft_eval_baseline_cli");
+  replay::SyntheticSequenceOptions o;
+  o.preset = replay::SyntheticPreset::Scale;
+  o.frames = 4;
+  const replay::SyntheticSequence sequence(o);
+  std::filesystem::create_directories(dir.path / "frames");
+  for (int i = 0; i < o.frames; ++i)
+    cv::imwrite((dir.path / "frames" / ("frame" + std::to_string(i) + ".png")).string(), sequence.render(i));
+  replay::saveGroundTruth((dir.path / "gt.tsv").string(), sequence.groundTruth());
+  auto r = runEval("baseline --video " + (dir.path / "frames").string() + " --target " + o.targetPath + " --gt " +
+                   (dir.path / "gt.tsv").string() + " --every 2 --report " + (dir.path / "video.json").string() +
+                   " --poses " + (dir.path / "video.csv").string());
+  ASSERT_EQ(r.exitCode, 0) << r.text;
+  EXPECT_NE(r.text.find("nft_eval: sift on one frame in 2 of"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("2 of 4 frames run"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("accuracy over 2 ground-truth frames: success 100.0% at 5 px"), std::string::npos) << r.text;
+  r = runEval("baseline --synthetic-preset scale --synthetic-frames 4 --every 2 --report " +
+              (dir.path / "preset.json").string());
+  ASSERT_EQ(r.exitCode, 0) << r.text;
+  const auto load = [](const std::filesystem::path& file) {
+    std::ifstream in(file);
+    return nlohmann::json::parse(in);
+  };
+  const nlohmann::json video = load(dir.path / "video.json"), preset = load(dir.path / "preset.json");
+  EXPECT_EQ(video["frames"], preset["frames"]);
+  EXPECT_EQ(video["found"], preset["found"]);
+  EXPECT_EQ(video["ground_truth"]["success_5px"], preset["ground_truth"]["success_5px"]);
+  // (the target image read as grey by imread, the preset's converted from BGR: a grey level apart
+  // here and there, so SIFT's keypoints differ a little)
+  EXPECT_NEAR(video["ground_truth"]["median_error_px"].get<double>(),
+              preset["ground_truth"]["median_error_px"].get<double>(), 0.1);
+  EXPECT_EQ(csvLines(dir.path / "video.csv").size(), 5u);
+  // Errors, each before any work.
+  r = runEval("baseline --target t.png");
+  EXPECT_EQ(r.exitCode, 1) << r.text;
+  EXPECT_NE(r.text.find("give --target and --video (and --gt), or --synthetic-preset alone"), std::string::npos)
+      << r.text;
+  r = runEval("baseline --method brisk --synthetic-preset scale");
+  EXPECT_NE(r.exitCode, 0) << r.text;
+  EXPECT_NE(r.text.find("brisk"), std::string::npos) << r.text;
+  r = runEval("baseline --target /no/such/t.png --video " + (dir.path / "frames").string());
+  EXPECT_EQ(r.exitCode, 1) << r.text;
+  EXPECT_NE(r.text.find("target '/no/such/t.png' does not exist"), std::string::npos) << r.text;
+  r = runEval("baseline --synthetic-preset blur");
+  EXPECT_EQ(r.exitCode, 1) << r.text;
+  EXPECT_NE(r.text.find("unknown preset 'blur'"), std::string::npos) << r.text;
+  r = runEval("baseline --help");
+  for (const char* option : {"--method", "--every", "--target", "--video", "--gt", "--frames", "--synthetic-preset",
+                             "--synthetic-size", "--synthetic-target-fraction", "--poses", "--report"})
+    EXPECT_NE(r.text.find(option), std::string::npos) << option << " missing from\n" << r.text;
 }
 
 // --- the program -------------------------------------------------------------------------------

@@ -118,19 +118,34 @@ TEST_F(SuiteCliTest, TheSubmittedBatchScriptRunTaskByTaskCompletesTheSuite) {
   EXPECT_EQ(r.output.find("4242"), std::string::npos) << r.output;
 }
 
-TEST(NftEvalSuiteSynthetic, APresetClipsRowEqualsNftReplaysOwnReportAndItsGroundTruthIsTheSequences) {
+TEST(NftEvalSuiteSynthetic, APresetClipsRowsEqualNftReplaysAndTheBaselinesOwnReportsAndItsGroundTruthIsTheSequences) {
   const fs::path dir = nft::testing::freshTempDir("nft_suite_preset");
   const nft::testing::RemovedAtEnd cleanup{dir};
   writeFile(dir / "s.yaml", "clips:\n  - preset: occlusion\n    size: 800x600\n    target_fraction: 0.1\n"
-                            "    frames: 12\n");
+                            "    frames: 12\nbaselines:\n  sift: {every: 4}\n");
   ProgramRun r = runEval("suite run " + quoted(dir / "s.yaml") + " --out " + quoted(dir / "out"));
   ASSERT_EQ(r.status, 0) << r.output;
   r = runEval("suite collect " + quoted(dir / "out"));
   ASSERT_EQ(r.status, 0) << r.output;
   const nlohmann::json rows = nlohmann::json::parse(nft::eval::suite::readText(dir / "out" / "results.json"))["rows"];
-  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_EQ(rows.size(), 2u);
   const nlohmann::json& row = rows[0];
   EXPECT_EQ(row["clip"], "occlusion-800x600");
+  // The baseline's row: nft_eval baseline on frames 0, 4 and 8, as when run by hand.
+  const nlohmann::json& sift = rows[1];
+  EXPECT_EQ(sift["config"], "sift");
+  EXPECT_EQ(sift["baseline"], "sift");
+  EXPECT_EQ(sift["frames"], 3);
+  r = runEval("baseline --synthetic-preset occlusion --synthetic-size 800x600 --synthetic-target-fraction 0.1 "
+              "--synthetic-frames 12 --every 4 --report " + quoted(dir / "sift.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const nlohmann::json siftDirect = nlohmann::json::parse(nft::eval::suite::readText(dir / "sift.json"));
+  EXPECT_EQ(sift["found_fraction"], siftDirect["found_fraction"]);
+  EXPECT_EQ(sift["success_5px"], siftDirect["ground_truth"]["success_5px"]);
+  EXPECT_EQ(sift["median_error_px"], siftDirect["ground_truth"]["median_error_px"]);
+  EXPECT_NE(nft::eval::suite::readText(dir / "out" / "results.md").find("## Baseline `sift` (`nft_eval baseline`, "
+                                                                         "per-frame OpenCV on one frame in 4)"),
+            std::string::npos);
   r = nft::testing::runProgram(NFT_REPLAY_BINARY,
                                "--synthetic-preset occlusion --synthetic-size 800x600 --synthetic-target-fraction 0.1 "
                                "--synthetic-frames 12 --no-render --progress 0 --report " + quoted(dir / "direct.json"));
@@ -159,8 +174,11 @@ TEST(NftEvalSuiteSynthetic, APresetClipsRowEqualsNftReplaysOwnReportAndItsGround
   // frame within 0.001 px of 5 px might fall the other side).
   const nlohmann::json configs =
       nlohmann::json::parse(nft::eval::suite::readText(dir / "out" / "results.json"))["configs"];
-  ASSERT_EQ(configs.size(), 1u);
+  ASSERT_EQ(configs.size(), 2u);
   EXPECT_NEAR(configs[0]["success_5px"].get<double>(), row["success_5px"].get<double>(), 1.0 / 12 + 1e-9);
+  EXPECT_EQ(configs[1]["baseline"], "sift");
+  EXPECT_EQ(configs[1]["every"], 4);
+  EXPECT_NEAR(configs[1]["success_5px"].get<double>(), sift["success_5px"].get<double>(), 1.0 / 3 + 1e-9);
 }
 
 TEST(NftEvalSuiteData, ARealRunsRowEqualsNftReplaysOwnReport) {

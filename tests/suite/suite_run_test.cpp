@@ -146,6 +146,19 @@ TEST_F(SuiteRunTest, AReplayKilledByASignalIsRecordedWithIt) {
   EXPECT_EQ(c.rows[0].ending(), "killed by signal 9");
 }
 
+TEST_F(SuiteRunTest, ABaselinesPairWithoutAnEvalProgramInThePlanFailsSayingSo) {
+  writeFile(dir_ / "b.yaml", "clips:\n  - {name: good, video: v.avi, target: good.png}\nbaselines:\n  sift: null\n");
+  const SuiteSpec s = loadSuite((dir_ / "b.yaml").string());
+  const Plan plan = makePlan(s, (dir_ / "b_out").string(), plan_.replayBinary);  // no nft_eval
+  prepareOutDir(plan, s);
+  ASSERT_EQ(plan.pairs.size(), 2u);
+  EXPECT_EQ(runPair(plan, plan.pairs[0], {}).status, PairOutcome::Status::Ok);
+  const PairOutcome outcome = runPair(plan, plan.pairs[1], {});
+  EXPECT_EQ(outcome.status, PairOutcome::Status::Failed);
+  EXPECT_NE(outcome.error.find("the plan names no nft_eval program to run the baseline 'sift'"), std::string::npos)
+      << outcome.error;
+}
+
 TEST_F(SuiteRunTest, CollectAggregatesPerClipAndOverallAndSaysWhatIsMissingOrFailed) {
   std::ostringstream log;
   runLocal(plan_, 2, false, log);
@@ -229,6 +242,15 @@ TEST(SuiteFrameErrors, CornersAgainstGroundTruthWithNotFoundAsInfinity) {
                                    "2,lost,,,,,,,,,,,,,,,,,1\n3,tracking,0,0,10,0,10,10,0,10,0,0,0,0,0,1,9,0.1,1\n");
   const std::vector<double> e = frameErrors((dir / "poses.csv").string(), (dir / "gt.tsv").string());
   ASSERT_EQ(e.size(), 3u);  // frame 3 has no ground truth
+  // A baseline's frame not run (nft_eval baseline --every) is not scored, by either error.
+  writeFile(dir / "every.csv", std::string(nft::testing::kFakePoseHeader) +
+                                   "\n0,detecting,0,0,10,0,10,10,0,10,,,,,,,9,,1\n1,skipped,,,,,,,,,,,,,,,,,\n"
+                                   "2,lost,,,,,,,,,,,,,,,,,1\n");
+  const std::vector<double> every = frameErrors((dir / "every.csv").string(), (dir / "gt.tsv").string());
+  ASSERT_EQ(every.size(), 2u);
+  EXPECT_DOUBLE_EQ(every[0], 0.0);
+  EXPECT_TRUE(std::isinf(every[1]));
+  EXPECT_EQ(frameVisibleErrors((dir / "every.csv").string(), (dir / "gt.tsv").string(), {64, 48}).size(), 2u);
   EXPECT_DOUBLE_EQ(e[0], 0.0);
   EXPECT_DOUBLE_EQ(e[1], 5.0);
   EXPECT_TRUE(std::isinf(e[2]));

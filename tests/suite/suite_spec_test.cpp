@@ -199,6 +199,71 @@ TEST_F(SuiteSpecTest, ASyntheticClipIsAPresetWithItsSizeTargetFractionAndLength)
   }
 }
 
+TEST_F(SuiteSpecTest, BaselinesRunBesideTheConfigsOnEveryClipThatDoesNotOptOut) {
+  const SuiteSpec s = loadSuite(suite(std::string(kClip) + "    ground_truth: gt.tsv\n"
+                                                           "  - {preset: scale, frames: 30, baselines: false}\n"
+                                                           "  - {name: late, video: clip.avi, target: target.png, "
+                                                           "frames: [10, 14]}\n"
+                                                           "sweep:\n  grid:\n    tracking.min_ncc: [0.6, 0.8]\n"
+                                                           "baselines:\n  sift: {every: 5}\n  orb: null\n")
+                                    .string());
+  ASSERT_EQ(s.baselines.size(), 2u);
+  EXPECT_EQ(s.baselines[0].method, "sift");
+  EXPECT_EQ(s.baselines[0].every, 5);
+  EXPECT_EQ(s.baselines[1].method, "orb");
+  EXPECT_EQ(s.baselines[1].every, 1);
+  EXPECT_TRUE(s.clips[0].baselines);
+  EXPECT_FALSE(s.clips[1].baselines);
+  const Plan plan = makePlan(s, (dir_ / "out").string(), "/bin/true", "/usr/bin/nft_eval");
+  EXPECT_EQ(plan.evalBinary, "/usr/bin/nft_eval");
+  // clip: 2 configs + 2 baselines; scale: 2 configs; late: 2 configs + 2 baselines.
+  ASSERT_EQ(plan.pairs.size(), 10u);
+  const Pair& sift = plan.pairs[2];
+  EXPECT_EQ(sift.clip, "clip");
+  EXPECT_EQ(sift.config, "sift");
+  EXPECT_EQ(sift.baseline, "sift");
+  EXPECT_EQ(sift.every, 5);
+  EXPECT_EQ(sift.configHash, s.baselines[0].hash());
+  EXPECT_TRUE(sift.configFile.empty());
+  EXPECT_EQ(sift.groundTruth, (dir_ / "gt.tsv").string());
+  EXPECT_EQ(plan.pairs[3].config, "orb");
+  EXPECT_EQ(plan.pairs[4].clip, "scale-640x480");
+  EXPECT_EQ(plan.pairs[5].clip, "scale-640x480");
+  EXPECT_TRUE(plan.pairs[5].baseline.empty());
+  EXPECT_EQ(plan.pairs[8].clip, "late");
+  EXPECT_EQ(plan.pairs[8].baseline, "sift");
+  EXPECT_EQ(plan.pairs[8].firstFrame, 10);
+  EXPECT_NE(plan.pairs[8].id, sift.id);  // the clip's identity is in the id
+  // Round trip; "every" is part of the identity.
+  prepareOutDir(plan, s);
+  const Plan back = loadPlan(dir_ / "out" / "suite.json");
+  EXPECT_EQ(back.evalBinary, "/usr/bin/nft_eval");
+  EXPECT_EQ(back.pairs[2].baseline, "sift");
+  EXPECT_EQ(back.pairs[2].every, 5);
+  EXPECT_EQ(back.pairs[2].id, sift.id);
+  BaselineSpec often = s.baselines[0];
+  often.every = 1;
+  EXPECT_NE(often.hash(), s.baselines[0].hash());
+
+  const std::string file = (dir_ / "s.yaml").string();
+  struct Case {
+    std::string text, expected;
+  };
+  const std::vector<Case> cases = {
+      {std::string(kClip) + "baselines:\n  brisk: null\n", file + ":5: baselines.brisk: unknown baseline: expected sift or orb"},
+      {std::string(kClip) + "baselines:\n  sift: {every: 0}\n", file + ":5: baselines.sift.every = 0: expected an integer in [1, 100000]"},
+      {std::string(kClip) + "baselines:\n  sift: {often: 2}\n", file + ":5: baselines.sift.often: unknown key"},
+      {std::string(kClip) + "baselines: [sift]\n", file + ":4: baselines: expected a map"},
+      {std::string(kClip) + "    baselines: maybe\n", file + ":4: clips[0].baselines: expected true or false"},
+      {std::string(kClip) + "sweep:\n  configs:\n    sift: {tracking: {min_ncc: 0.7}}\nbaselines:\n  sift: null\n",
+       file + ":8: baselines.sift: the config 'sift' (line 6) has the baseline's name"},
+  };
+  for (const Case& c : cases) {
+    const std::string error = errorOf(c.text);
+    EXPECT_NE(error.find(c.expected), std::string::npos) << "suite:\n" << c.text << "\nerror: " << error;
+  }
+}
+
 TEST_F(SuiteSpecTest, AnErrorInANamedConfigFileNamesThatFileAndLine) {
   writeFile(dir_ / "bad.yaml", "tracking:\n  min_ncc: 7\n");
   const std::string error = errorOf(std::string(kClip) + "sweep:\n  configs:\n    bad: bad.yaml\n");
