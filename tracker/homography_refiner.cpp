@@ -15,6 +15,16 @@ namespace {
 
 // Iterations stop once no target corner moves more than this in one step (frame pixels).
 constexpr double kConvergedPx = 0.05;
+// A start the alignment at the frame's own level brings to convergence within kQuickIterations,
+// moving the target in view at most kQuickShiftPx, needs no coarser level (the tracking lane's
+// homography, about a pixel off, nearly always): the coarse levels cost the final refinement 5×
+// its time on tmt_bookI otherwise.
+constexpr int kQuickIterations = 4;
+constexpr double kQuickShiftPx = 2.0;
+// Template levels above the frame's that the alignment starts from (coarse to fine).
+constexpr int kCoarseLevels = 2;
+// Cells per side of the grid whose corners in view measure the moves (checkPoints).
+constexpr int kCheckGrid = 8;
 // Tukey's biweight constant (95 % efficiency under Gaussian noise), in robust standard deviations.
 constexpr double kTukey = 4.685;
 // The robust scale never goes under this (grey levels): an exact fit must not turn every
@@ -151,16 +161,49 @@ double medianOf(std::vector<double>& v) {
   return *mid;
 }
 
+/// The points of the target (model pixels) whose moves tell how far a homography changed where
+/// the target is seen: the corners of a kCheckGrid × kCheckGrid grid over the target that H puts
+/// in the frame (`frameSize`), or the target's corners when fewer than 4 of them are. A large
+/// target partly out of view (a book held close) has corners far outside the frame, where a
+/// change of perspective too small to see in the frame moves them by pixels: measured there, the
+/// alignment never converged and its moves looked too large to accept (issue 45, Deliver 5: on
+/// korean_book 201 of 329 refinements were refused, every one after its last iteration).
+std::vector<cv::Point2d> checkPoints(const cv::Matx33d& H, cv::Size modelSize, cv::Size frameSize) {
+  std::vector<cv::Point2d> points;
+  for (int j = 0; j <= kCheckGrid; ++j)
+    for (int i = 0; i <= kCheckGrid; ++i) {
+      const cv::Point2d m(modelSize.width * i / static_cast<double>(kCheckGrid),
+                          modelSize.height * j / static_cast<double>(kCheckGrid));
+      const cv::Point2d q = apply(H, m.x, m.y);
+      if (q.x >= 0 && q.y >= 0 && q.x <= frameSize.width && q.y <= frameSize.height) points.push_back(m);
+    }
+  if (points.size() >= 4) return points;
+  const double w = modelSize.width, h = modelSize.height;
+  return {{0, 0}, {w, 0}, {w, h}, {0, h}};
+}
+
+/// The largest distance between where G and H put `points` (frame pixels).
+double largestMove(const cv::Matx33d& G, const cv::Matx33d& H, const std::vector<cv::Point2d>& points) {
+  double moved = 0;
+  for (const cv::Point2d& m : points) moved = std::max(moved, cv::norm(apply(G, m.x, m.y) - apply(H, m.x, m.y)));
+  return moved;
+}
+
+/// How iterate() ended.
+enum class Alignment { Failed, Unconverged, Converged };
+
 /// Iterations of inverse-compositional alignment of `samples` (of `level`) on `frame`, starting
-/// from `H` (model pixels → frame pixels), updated in place; false when the alignment fails (too
-/// few samples in view or agreeing, no correlation, a singular system). Fills `out`'s counts.
-bool iterate(const Level& level, const std::vector<Sample>& samples, const cv::Mat& frame, const RefinerOptions& o,
-             int maxIterations, cv::Matx33d& H, Refinement& out) {
+/// from `H` (model pixels → frame pixels), updated in place, until `check` (model pixels,
+/// checkPoints) move less than `convergedPx` (frame pixels), at most `maxIterations`; Failed when the alignment fails (too few samples in
+/// view or agreeing, no correlation, a singular system). Fills `out`'s counts.
+Alignment iterate(const Level& level, const std::vector<Sample>& samples, const cv::Mat& frame,
+                  const RefinerOptions& o, int maxIterations, double convergedPx, const std::vector<cv::Point2d>& check,
+                  cv::Matx33d& H, Refinement& out) {
   const size_t n = samples.size();
-  if (n < 16) return false;
+  if (n < 16) return Alignment::Failed;
   const cv::Matx33d toModel = level.toModel();
   cv::Matx33d G = H * toModel;  // normalised level coordinates → frame pixels
-  const std::array<cv::Point2d, 4> corners = {{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}}};  // in normalised coordinates
+  const cv::Matx33d fromModel = toModel.inv();
   std::vector<double> residual(n), weight(n, 1.0), grey(n), magnitudes;
   std::vector<char> valid(n);
   const double umax = frame.cols - 1.001, vmax = frame.rows - 1.001;
@@ -176,7 +219,7 @@ bool iterate(const Level& level, const std::vector<Sample>& samples, const cv::M
       }
     }
     out.inView = inView;
-    if (inView < std::max(16.0, o.minInView * static_cast<double>(n))) return false;
+    if (inView < std::max(16.0, o.minInView * static_cast<double>(n))) return Alignment::Failed;
     // Gain and offset (frame ≈ a · template + b) and the residuals' Tukey weights, twice: the
     // gain from the last weights (on the first iteration from medians and median absolute
     // deviations, which an occluder over part of the target barely moves), the weights from its
@@ -201,12 +244,12 @@ bool iterate(const Level& level, const std::vector<Sample>& samples, const cv::M
             const double wi = weight[i], t = samples[i].t, g = grey[i];
             sw += wi, st += wi * t, si += wi * g, stt += wi * t * t, sti += wi * t * g;
           }
-        if (sw <= 0) return false;
+        if (sw <= 0) return Alignment::Failed;
         const double mt = st / sw, mi = si / sw, vt = stt / sw - mt * mt, cti = sti / sw - mt * mi;
         a = vt > 0 ? cti / vt : 0;
         b = mi - a * mt;
       }
-      if (!(a > 0.05)) return false;  // the frame there does not look like the target
+      if (!(a > 0.05)) return Alignment::Failed;  // the frame there does not look like the target
       magnitudes.clear();
       for (size_t i = 0; i < n; ++i)
         if (valid[i]) {
@@ -246,21 +289,23 @@ bool iterate(const Level& level, const std::vector<Sample>& samples, const cv::M
     }
     out.agreeing = agreeing;
     out.rmsGrey = sumW > 0 ? std::sqrt(sum2 / sumW) : 0;
-    if (agreeing < std::max(16.0, o.minAgreeing * inView)) return false;
+    if (agreeing < std::max(16.0, o.minAgreeing * inView)) return Alignment::Failed;
     for (int r = 0; r < 8; ++r)
       for (int k = 0; k < r; ++k) A(r, k) = A(k, r);
     cv::Vec<double, 8> dp;
-    if (!cv::solve(A, g, dp, cv::DECOMP_CHOLESKY)) return false;
+    if (!cv::solve(A, g, dp, cv::DECOMP_CHOLESKY)) return Alignment::Failed;
     // Inverse composition: W(x; p) ← W(x; p) ∘ W(x; Δp)⁻¹.
     const cv::Matx33d step(1 + dp[0], dp[2], dp[4], dp[1], 1 + dp[3], dp[5], dp[6], dp[7], 1);
     const cv::Matx33d next = G * step.inv();
-    double moved = 0;
-    for (const cv::Point2d& m : corners) moved = std::max(moved, cv::norm(apply(next, m.x, m.y) - apply(G, m.x, m.y)));
+    const double moved = largestMove(next * fromModel, G * fromModel, check);
     G = next;
-    if (moved < kConvergedPx) break;
+    if (moved < convergedPx) {
+      H = G * fromModel;
+      return Alignment::Converged;
+    }
   }
-  H = G * toModel.inv();
-  return true;
+  H = G * fromModel;
+  return Alignment::Unconverged;
 }
 
 }  // namespace
@@ -308,7 +353,7 @@ Refinement HomographyRefiner::refine(const cv::Mat& frame, const cv::Matx33d& ho
   const RefinerOptions& o = s.options;
   Refinement out;
   const double w = s.size.width, h = s.size.height;
-  const std::array<cv::Point2d, 4> modelCorners = {{{0, 0}, {w, 0}, {w, h}, {0, h}}};
+  const std::vector<cv::Point2d> check = checkPoints(homography, s.size, cv::Size(frame.cols, frame.rows));
 
   // 1. The level whose pixels are about the frame's at the target's centre.
   const cv::Point2d c0 = apply(homography, 0.5 * w, 0.5 * h), cx = apply(homography, 0.5 * w + 1, 0.5 * h),
@@ -318,25 +363,33 @@ Refinement HomographyRefiner::refine(const cv::Mat& frame, const cv::Matx33d& ho
   const cv::Matx22d toModel = cv::Matx22d(cx.x - c0.x, cy.x - c0.x, cx.y - c0.y, cy.y - c0.y).inv();
   const int wanted = static_cast<int>(std::lround(std::log2(1.0 / frameScale)));
   out.level = std::clamp(wanted, 0, static_cast<int>(s.levels.size()) - 1);
-  cv::Matx33d current = homography;  // model pixels → frame pixels
-  // 2. Coarse to fine: an iteration one template level up widens the basin (its gradients are
-  //    smoother), then the level itself.
-  const int first = std::min(out.level + 1, static_cast<int>(s.levels.size()) - 1);
-  for (int l = first; l >= out.level; --l) {
+  // 2. The alignment on template level l from H, at most `iterations`.
+  const auto align = [&](int l, int iterations, cv::Matx33d& H) {
     const Level& level = s.levels[static_cast<size_t>(l)];
-    const int iterations = l == out.level ? o.maxIterations : 1;
     // The streak in this level's pixels: frame pixels through the inverse of the homography's
     // Jacobian at the target's centre (rotation and scale), model pixels to level pixels.
     const cv::Vec2d streak = toModel * streakPx * (1.0 / level.scale);
     const bool blurred = cv::norm(streak) >= kMinStreakPx;
     const std::vector<Sample> samples = blurred ? blurredSamples(level, streak) : std::vector<Sample>();
-    if (!iterate(level, blurred ? samples : level.samples, frame, o, iterations, current, out)) return out;
+    const double converged = kConvergedPx * std::ldexp(1.0, l - out.level);
+    return iterate(level, blurred ? samples : level.samples, frame, o, iterations, converged, check, H, out);
+  };
+  // A start close to the optimum converges at the level itself in a few iterations; else coarse
+  // to fine from kCoarseLevels template levels up (a start 10 px off is 2.5 level pixels there,
+  // within the basin of its smoother gradients), each level iterated until it converges.
+  cv::Matx33d current = homography;  // model pixels → frame pixels
+  const Alignment quick = align(out.level, kQuickIterations, current);
+  if (quick == Alignment::Failed) return out;
+  if (quick == Alignment::Unconverged || largestMove(current, homography, check) > kQuickShiftPx) {
+    current = homography;
+    const int first = std::min(out.level + kCoarseLevels, static_cast<int>(s.levels.size()) - 1);
+    for (int l = first; l >= out.level; --l)
+      if (align(l, o.maxIterations, current) == Alignment::Failed) return out;
   }
 
   // 3. Accept only a bounded move.
   cv::Matx33d refined = current * (1.0 / current(2, 2));
-  for (const cv::Point2d& m : modelCorners)
-    out.shiftPx = std::max(out.shiftPx, cv::norm(apply(refined, m.x, m.y) - apply(homography, m.x, m.y)));
+  out.shiftPx = largestMove(refined, homography, check);
   for (int i = 0; i < 9; ++i)
     if (!std::isfinite(refined.val[i])) return out;
   if (out.shiftPx > o.maxShiftPx || out.correlation < o.minCorrelation) return out;
