@@ -38,10 +38,10 @@ def test_track_video_plots_the_trajectory(tmp_path):
 
 
 def test_track_video_reports_a_missing_target(tmp_path):
+    video = require_data("video/cmu_book") / "book.mp4"  # it opens the video before it trains the target
     env = dict(os.environ, MPLCONFIGDIR=str(tmp_path))
     p = subprocess.run([sys.executable, str(EXAMPLES / "track_video.py"), "--target", "/no/such.jpg", "--video",
-                        str(data_dir() / "video/cmu_book/book.mp4")], cwd=tmp_path, env=env, capture_output=True,
-                       text=True, timeout=120)
+                        str(video)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert p.returncode == 1 and "/no/such.jpg" in p.stderr, (p.stdout, p.stderr)
 
 
