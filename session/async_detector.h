@@ -39,8 +39,9 @@ namespace nft::session {
 struct SearchRequest {
   /// The frame's number (TargetTracking's count), handed back in SearchOutcome::frame.
   long long frame = 0;
-  /// The frame, CV_8UC1 of the lanes' (working) frame size; the detector keeps it until the search
-  /// is done, so give it a copy the caller does not write to.
+  /// The frame, CV_8UC1 of the lanes' (working) frame size, or for one target of its lane's fine
+  /// size (DetectionLaneOptions::fineFrameSize); the detector keeps it until the search is done, so
+  /// give it a copy the caller does not write to.
   cv::Mat gray;
   /// Several targets: ids not to search for (those tracked now) and their quads (frame pixels),
   /// whose keypoints are masked (MultiTargetDetector::detect).

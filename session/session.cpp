@@ -136,6 +136,7 @@ struct Session::Impl {
   int frameTargets = 0;    // instant targets added so far (their default names)
   cv::Mat scratch;         // grey conversions
   cv::Mat workingScratch;  // the working frame (when smaller than the frame)
+  cv::Mat detectionScratch;  // the detection frame (when smaller than the frame and finer than the working one)
   cv::Mat lastMat;         // keeps a cv::Mat frame's pixels alive for render()
   ImageView lastView;      // the last frame (data null before the first)
   cv::Mat rgb;             // the background's pixels
@@ -223,7 +224,9 @@ struct Session::Impl {
   /// calibration scaled to it.
   void setCamera(const tracker::CameraCalibration& c) {
     const session::WorkingFrame w(c.imageSize, options.config.target.minFrameFraction);
-    tracking->setCalibration(tracker::scaledTo(c, w.workingSize()), caps);
+    // A single target's detection searches the finer detection frame (working_frame.h).
+    tracking->setCalibration(tracker::scaledTo(c, w.workingSize()), caps,
+                             w.finerDetection() ? w.detectionSize() : cv::Size());
     calibration = c;
     working = w;
   }
@@ -281,12 +284,14 @@ struct Session::Impl {
     const auto convertStart = Clock::now();
     cv::Mat full;
     const cv::Mat image = workingImage(view, full);
+    // The detection frame, where finer than the working one (`full` is grey then).
+    const cv::Mat detection = working->finerDetection() ? working->toDetection(full, detectionScratch) : cv::Mat();
     FrameResult r;
     r.timings.convert = msSince(convertStart);
     r.frame = frames;
     r.timestampNs = timestampNs;
     r.frameSize = {view.width, view.height};
-    tracking->track(image, r);
+    tracking->track(image, r, detection);
     for (TargetResult& t : r.targets) working->toFrame(t);
     tracking->refine(full, *calibration, working->factor(), r);
     tracking->smooth(*calibration, r);

@@ -260,7 +260,9 @@ void TargetTracking::remove(TargetId id) {
   rebuildLanes();
 }
 
-void TargetTracking::setCalibration(const tracker::CameraCalibration& calibration, const gpu::Capabilities& caps) {
+void TargetTracking::setCalibration(const tracker::CameraCalibration& calibration, const gpu::Capabilities& caps,
+                                    cv::Size fineFrameSize) {
+  options_.tracker.detection.fineFrameSize = fineFrameSize;
   calibration_ = calibration;
   caps_ = caps;
   rebuildLanes();
@@ -269,6 +271,7 @@ void TargetTracking::setCalibration(const tracker::CameraCalibration& calibratio
 tracker::MultiTargetDetectorOptions TargetTracking::recognizerOptions() const {
   tracker::MultiTargetDetectorOptions mo;
   mo.lane = options_.tracker.detection;
+  mo.lane.fineFrameSize = cv::Size();  // the recogniser searches the working frame
   mo.shortlist = options_.shortlist;
   return mo;
 }
@@ -355,7 +358,12 @@ void TargetTracking::rebuildLanes() {
     }
 }
 
-void TargetTracking::track(const cv::Mat& image, FrameResult& result) {
+void TargetTracking::track(const cv::Mat& image, FrameResult& result, const cv::Mat& detectionImage) {
+  struct Release {
+    cv::Mat& m;
+    ~Release() { m = cv::Mat(); }
+  } release{detectionImage_};
+  detectionImage_ = detectionImage;
   if (targets_.size() == 1 && single_)
     async_ ? trackOneAsync(image, result) : trackOne(image, result);
   else if (targets_.size() > 1 && (recognizer_ || gpuReleased_ || async_))
@@ -412,7 +420,7 @@ void TargetTracking::trackOneAsync(const cv::Mat& image, FrameResult& result) {
   if (!r.found && !async_->busy() && async_->ready()) {
     SearchRequest q;
     q.frame = frames_;
-    q.gray = grayOf(image).clone();
+    q.gray = detectionImage_.empty() ? grayOf(image).clone() : detectionImage_.clone();
     if (only.lastFound && only.framesSinceFound >= 0 && only.framesSinceFound <= options_.tracker.regionSearchFrames)
       q.near = only.lastFound;
     async_->submit(std::move(q));
@@ -427,7 +435,7 @@ void TargetTracking::trackOneAsync(const cv::Mat& image, FrameResult& result) {
 }
 
 void TargetTracking::trackOne(const cv::Mat& image, FrameResult& result) {
-  tracker::TrackResult t = single_->track(image);
+  tracker::TrackResult t = single_->track(image, detectionImage_);
   const tracker::TrackerTimings timings = t.timings;
   result.targets.push_back(resultOf(targets_.front().info, std::move(t)));
   result.timings.convert += timings.convert;

@@ -73,11 +73,16 @@ class TargetTracking {
   const detection::TargetModel& model(TargetId id) const;
   bool empty() const { return targets_.empty(); }
 
-  /// The camera, once the frame size is known: the lanes are built from then on.
-  void setCalibration(const tracker::CameraCalibration& calibration, const gpu::Capabilities& caps);
+  /// The camera, once the frame size is known: the lanes are built from then on. `fineFrameSize`:
+  /// the size of the frames track() may be given as `detectionImage` (one target's detection lane
+  /// searches those: DetectionLaneOptions::fineFrameSize); empty: none.
+  void setCalibration(const tracker::CameraCalibration& calibration, const gpu::Capabilities& caps,
+                      cv::Size fineFrameSize = {});
   /// Tracks one frame (CV_8UC1 or CV_8UC3 BGR of the calibration's size) into result.targets
-  /// (in the order of the targets) and the stage timings.
-  void track(const cv::Mat& image, FrameResult& result);
+  /// (in the order of the targets) and the stage timings. `detectionImage`: the same frame at
+  /// setCalibration's fineFrameSize (CV_8UC1), which the detection of a single target searches
+  /// instead (synchronous or on the worker); empty: `image`.
+  void track(const cv::Mat& image, FrameResult& result, const cv::Mat& detectionImage = cv::Mat());
   /// Forgets what is tracked (and a search in flight).
   void resetTracking();
   /// True while a search submitted on an earlier frame has not been taken yet (asynchronous
@@ -170,6 +175,8 @@ class TargetTracking {
   void trackOneAsync(const cv::Mat& image, FrameResult& result);
   /// The grey frame (`image` itself or its conversion into gray_).
   const cv::Mat& grayOf(const cv::Mat& image);
+  /// track()'s detectionImage during that call.
+  cv::Mat detectionImage_;
 
   PipelineOptions options_;
   std::optional<gpu::Capabilities> caps_;

@@ -10,7 +10,17 @@
 
 namespace nft::session {
 
-WorkingFrame::WorkingFrame(cv::Size frameSize, double s) : frameSize_(frameSize), workingSize_(frameSize) {
+namespace {
+
+cv::Size downscaled(cv::Size size, int factor) {
+  return {static_cast<int>(std::lround(static_cast<double>(size.width) / factor)),
+          static_cast<int>(std::lround(static_cast<double>(size.height) / factor))};
+}
+
+}  // namespace
+
+WorkingFrame::WorkingFrame(cv::Size frameSize, double s)
+    : frameSize_(frameSize), workingSize_(frameSize), detectionSize_(frameSize) {
   if (frameSize.width <= 0 || frameSize.height <= 0)
     throw std::invalid_argument("WorkingFrame: frame size " + std::to_string(frameSize.width) + "x" +
                                 std::to_string(frameSize.height) + " is not positive");
@@ -23,9 +33,12 @@ WorkingFrame::WorkingFrame(cv::Size frameSize, double s) : frameSize_(frameSize)
   const double byTarget =
       std::floor(s * std::sqrt(static_cast<double>(frameSize.width) * frameSize.height) / kMinWorkingTargetPx + kTolerance);
   factor_ = static_cast<int>(std::max(1.0, std::min(bySide, byTarget)));
+  const double byDetectedTarget = std::floor(
+      s * std::sqrt(static_cast<double>(frameSize.width) * frameSize.height) / kMinDetectionTargetPx + kTolerance);
+  detectionFactor_ = static_cast<int>(std::max(1.0, std::min(static_cast<double>(factor_), byDetectedTarget)));
+  detectionSize_ = downscaled(frameSize, detectionFactor_);
   if (factor_ == 1) return;
-  workingSize_ = cv::Size(static_cast<int>(std::lround(static_cast<double>(frameSize.width) / factor_)),
-                          static_cast<int>(std::lround(static_cast<double>(frameSize.height) / factor_)));
+  workingSize_ = downscaled(frameSize, factor_);
   const double rx = static_cast<double>(frameSize.width) / workingSize_.width;
   const double ry = static_cast<double>(frameSize.height) / workingSize_.height;
   toFrame_ = cv::Matx33d(rx, 0, 0.5 * rx - 0.5, 0, ry, 0.5 * ry - 0.5, 0, 0, 1);
@@ -34,6 +47,12 @@ WorkingFrame::WorkingFrame(cv::Size frameSize, double s) : frameSize_(frameSize)
 const cv::Mat& WorkingFrame::toWorking(const cv::Mat& frame, cv::Mat& scratch) const {
   if (factor_ == 1) return frame;
   cv::resize(frame, scratch, workingSize_, 0, 0, cv::INTER_AREA);
+  return scratch;
+}
+
+const cv::Mat& WorkingFrame::toDetection(const cv::Mat& frame, cv::Mat& scratch) const {
+  if (detectionFactor_ == 1) return frame;
+  cv::resize(frame, scratch, detectionSize_, 0, 0, cv::INTER_AREA);
   return scratch;
 }
 

@@ -161,6 +161,20 @@ struct DetectionLaneOptions {
   /// the same at 0.78 ×; the lane alone (nft_detection_backend_benchmark) 0.5 against 1.0:
   /// 6.3-6.5 against 9.9-10.2 ms on tmt_bookI, 7.3-8.9 against 12.9-14.4 ms on cmu_book.
   double firstPassFraction = 0.25;
+  /// The size of the full-resolution frames of which the lane's frames (calibration.imageSize)
+  /// are the downscaled working frame (session/working_frame.h), or empty (the default): none.
+  /// When set, detect() also takes frames of this size: FAST (with as many more pyramid levels as
+  /// the fine frame is larger, round(log r / log scaleFactor), so that its coarsest level is the
+  /// working frame's: the fine search covers the working one's scales, e.g. a blurred target's),
+  /// the descriptors, matching and RANSAC run on them (the keypoint budget, minFrameFraction's,
+  /// spread over them), and the
+  /// detection comes back in calibration.imageSize pixels, mapped as working pixel centre (u, v)
+  /// is fine pixel ((u + 0.5)·rx − 0.5, (v + 0.5)·ry − 0.5), rx, ry the sizes' ratios (scaledTo's
+  /// mapping). A small target keeps its detail there: a 300 × 140 px sign in 1280 × 720 is 150 × 70
+  /// in the 640 × 360 working frame, where the 60 px SURF window of a level-0 keypoint spans most of
+  /// its height and 30-40 keypoints match it right; at full resolution about 300 do (issue 45).
+  /// Each side at least calibration.imageSize's.
+  cv::Size fineFrameSize;
 };
 
 /// Per-stage wall-clock times of one detect() call, milliseconds (steady_clock). detect: FAST on
@@ -193,10 +207,24 @@ struct Detection {
   DetectionTimings timings;
 };
 
+/// The stricter ratio tests verifyDetection() tries, in order, when the lane's own (0.9) finds
+/// nothing: the matches of each that pass it, when they are fewer than the last set tried and at
+/// least minInliers. A small target in a large frame (a 300 × 140 px sign in 1280 × 720) gives
+/// 30-40 right matches among 400-500 at ratio 0.9: under 10 % inliers, which RANSAC's 2000
+/// iterations do not find (it needs about 80,000 for a clean sample), where at 0.8 the same right
+/// matches are a third of about 100. The ratio 0.9 keeps the right matches of a target seen at its
+/// own scale (the table above); the stricter sets cost a RANSAC on a few matches, and only where
+/// nothing was found.
+inline constexpr float kStricterRatios[] = {0.8f, 0.7f};
+
 /// RANSAC homography target → frame from matched points, inlier floor, quad check and planar PnP
 /// (DetectionLane's steps 4-5). `targetPoints[m.target]` and `frameKeypoints[m.query]` are each
-/// match's ends. Returns std::nullopt with `rejection` set ("too few inliers: 7 < 20", a quad
-/// problem, "no pose: ..."); `ransacMs` and `poseMs` get the stage times.
+/// match's ends. When that finds nothing, again on the matches that pass each of kStricterRatios
+/// (Match::distance < ratio · secondDistance); a homography found so is fitted again on all of
+/// `matches` it explains within ransacThresholdPx (guided matching), which places it more exactly.
+/// Returns std::nullopt with `rejection` set (the
+/// whole set's: "too few inliers: 7 < 20", a quad problem, "no pose: ..."); `ransacMs` and
+/// `poseMs` get the stage times.
 std::optional<Detection> verifyDetection(const std::vector<detection::Match>& matches,
                                          const std::vector<cv::Point2f>& targetPoints,
                                          const std::vector<detection::Keypoint>& frameKeypoints, cv::Size targetSize,
@@ -232,7 +260,8 @@ class DetectionLane {
   DetectionLane& operator=(DetectionLane&&) noexcept;
 
   /// Finds the target in `frame`.
-  /// @param frame CV_8UC1 grey or CV_8UC3 BGR, exactly frameSize() (any step).
+  /// @param frame CV_8UC1 grey or CV_8UC3 BGR, exactly frameSize() or, where options().fineFrameSize
+  ///   is set, exactly that (any step); the detection is in frameSize() pixels either way.
   /// @return the detection, or std::nullopt when the frame has too few keypoints or matches, RANSAC
   ///   finds fewer than minInliers inliers, the quad is implausible, or no pose fits (e.g. a blank
   ///   frame). lastTimings() holds the stage times in either case.
@@ -246,11 +275,11 @@ class DetectionLane {
   /// than the whole frame (0.74 × its time with the default fraction): the recovery near the last
   /// pose after a loss (tracker/tracker.h). A region under 8 px a side after clipping to the
   /// frame finds nothing ("empty detection region").
-  /// @param region frame pixels; clipped to the frame.
+  /// @param region frameSize() pixels (also for a frame of fineFrameSize); clipped to the frame.
   /// @return and @throws as detect(frame).
   std::optional<Detection> detect(const cv::Mat& frame, const cv::Rect& region);
 
-  /// Frame size this lane takes (calibration.imageSize).
+  /// Frame size this lane takes (calibration.imageSize); also options().fineFrameSize when set.
   cv::Size frameSize() const;
   /// Size of the target image the homography starts from (TargetModel::image).
   cv::Size targetSize() const;
@@ -260,13 +289,18 @@ class DetectionLane {
   detection::Backend matcherBackend() const;
   /// Stage times of the last detect() call.
   const DetectionTimings& lastTimings() const;
-  /// How frames are searched: keypoint budget and passes (tracker/detection_plan.h).
+  /// How frames are searched: keypoint budget and passes (tracker/detection_plan.h); sized for the
+  /// largest frame the lane takes (fineFrameSize when set).
   const DetectionPlan& plan() const;
   /// Why the last detect() returned nullopt ("" after a detection), e.g. "too few inliers: 7 < 12"
   /// or a quadProblem() reason; for logs and experiments.
   const std::string& lastRejection() const;
 
  private:
+  /// detect(frame, region) in `frame`'s own pixels (`frameCalibration`: the lane's or the fine one).
+  std::optional<Detection> detectIn(const cv::Mat& frame, const cv::Rect& region,
+                                    const CameraCalibration& frameCalibration, const detection::FastDetector& detector);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -132,6 +132,8 @@ struct Tracker::Impl {
   std::optional<cv::Matx33d> lastFound;
   int framesLost = 0;
   cv::Mat gray;
+  /// track(frame, detectionFrame)'s detection frame, for the duration of that call (empty: gray).
+  cv::Mat detectionFrame;
   /// The frame's levels, shared by the tracking lane's tries in one frame: ownPyramid, built by
   /// track(frame), or the caller's (track(pyramid)); set for the duration of a track() call only.
   FramePyramid ownPyramid;
@@ -236,12 +238,12 @@ struct Tracker::Impl {
     r.detectedInRegion = false;
     if (near && options.regionDetection)
       if (const std::optional<cv::Rect> region = detectionRegion(*near, targetSize, frameSize, options.regionMargin)) {
-        d = detectionLane->detect(gray, *region);
+        d = detectionLane->detect(detectionFrame.empty() ? gray : detectionFrame, *region);
         addDetection(r.timings.detection, detectionLane->lastTimings());
         r.detectedInRegion = d.has_value();
       }
     if (!d) {
-      d = detectionLane->detect(gray);
+      d = detectionLane->detect(detectionFrame.empty() ? gray : detectionFrame);
       addDetection(r.timings.detection, detectionLane->lastTimings());
     }
     if (!d) {
@@ -343,7 +345,9 @@ void Tracker::reset() {
   impl_->lastFound.reset();
 }
 
-TrackResult Tracker::track(const cv::Mat& frame) {
+TrackResult Tracker::track(const cv::Mat& frame) { return track(frame, cv::Mat()); }
+
+TrackResult Tracker::track(const cv::Mat& frame, const cv::Mat& detectionFrame) {
   Impl& s = *impl_;
   if (frame.empty()) throw std::invalid_argument("Tracker::track: empty frame");
   if (frame.type() != CV_8UC1 && frame.type() != CV_8UC3)
@@ -358,6 +362,7 @@ TrackResult Tracker::track(const cv::Mat& frame) {
     s.gray = frame;
   r.timings.convert = msSince(start);
   s.pyramid = &s.ownPyramid;
+  s.detectionFrame = detectionFrame;
   trackGray(r, start);
   return r;
 }
@@ -376,10 +381,13 @@ TrackResult Tracker::track(FramePyramid& pyramid) {
 
 void Tracker::trackGray(TrackResult& r, std::chrono::steady_clock::time_point start) {
   Impl& s = *impl_;
-  // The caller's pyramid is not kept past this call.
+  // The caller's pyramid and detection frame are not kept past this call.
   struct Release {
     Impl& s;
-    ~Release() { s.pyramid = nullptr; }
+    ~Release() {
+      s.pyramid = nullptr;
+      s.detectionFrame = cv::Mat();
+    }
   } release{s};
   ++s.frameCount;
   bool found = false;

@@ -194,6 +194,11 @@ class Tracker {
   /// @throws std::invalid_argument for an empty frame, another type, or another size than
   ///   frameSize() (the message names both; the tracker's state is unchanged).
   TrackResult track(const cv::Mat& frame);
+  /// The same, the detection lane searching `detectionFrame` instead: the same frame at the
+  /// lane's fine size (DetectionLaneOptions::fineFrameSize, e.g. the full-resolution frame of a
+  /// downscaled working frame), CV_8UC1 or CV_8UC3; empty: `frame`. Its detections are in
+  /// frameSize() pixels as the others.
+  TrackResult track(const cv::Mat& frame, const cv::Mat& detectionFrame);
   /// Processes one grey frame whose pyramid the caller built (FramePyramid::build), e.g. once for
   /// the trackers of several targets in the same frame instead of once per tracker: the result is
   /// the same as track(pyramid.level(0)) (the levels are cv::pyrDown's either way). The tracker
