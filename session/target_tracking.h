@@ -136,6 +136,7 @@ class TargetTracking {
     std::optional<cv::Point2d> lastCentre;  // its centre in the last refined frame (frame pixels)
     std::optional<cv::Point2d> lastMotion;  // lastCentre minus the centre the frame before it
     long long lastRefined = -1;             // that frame's number
+    int refusedInARow = 0;                  // refinements refused in a row for their correlation
     std::optional<cv::Matx33d> lastFound;   // one target, asynchronous: where it was last found
     std::optional<tracker::CornerFilter> cornerFilter;  // the pose filter's state
     long long lastSmoothedFrame = -1, lastSmoothedNs = 0;

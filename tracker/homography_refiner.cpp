@@ -344,7 +344,8 @@ HomographyRefiner::HomographyRefiner(HomographyRefiner&&) noexcept = default;
 HomographyRefiner& HomographyRefiner::operator=(HomographyRefiner&&) noexcept = default;
 const RefinerOptions& HomographyRefiner::options() const { return impl_->options; }
 
-Refinement HomographyRefiner::refine(const cv::Mat& frame, const cv::Matx33d& homography, cv::Vec2d streakPx) const {
+Refinement HomographyRefiner::refine(const cv::Mat& frame, const cv::Matx33d& homography, cv::Vec2d streakPx,
+                                     bool coarseToFine) const {
   if (frame.empty() || (frame.type() != CV_8UC1 && frame.type() != CV_8UC3))
     throw std::invalid_argument("HomographyRefiner::refine: expected a CV_8UC1 or CV_8UC3 frame, got " +
                                 cv::typeToString(frame.type()) + " " + std::to_string(frame.cols) + "x" +
@@ -388,6 +389,7 @@ Refinement HomographyRefiner::refine(const cv::Mat& frame, const cv::Matx33d& ho
     if (quick == Alignment::Failed) return out;
   }
   if (quick == Alignment::Unconverged || largestMove(current, homography, check) > kQuickShiftPx) {
+    if (!coarseToFine) return out;
     current = homography;
     const int first = std::min(out.level + kCoarseLevels, static_cast<int>(s.levels.size()) - 1);
     for (int l = first; l >= out.level; --l)

@@ -102,8 +102,13 @@ class HomographyRefiner {
   ///                  target sweeps during the exposure (the exposure × its motion over one frame);
   ///                  the template is then compared blurred along it (Klein and Murray, "Improving
   ///                  the Agility of Keyframe-Based SLAM", ECCV 2008). Zero: no blur.
+  /// @param coarseToFine false: only the quick alignment at the target's own level (a start that
+  ///                  it does not bring to convergence within a small shift is refused, without
+  ///                  the coarse-to-fine path): for a caller whose last frames' refinements were
+  ///                  refused (a print that does not correlate as imaged: blurred, bent).
   /// @throws std::invalid_argument for an empty frame or another type.
-  Refinement refine(const cv::Mat& frame, const cv::Matx33d& homography, cv::Vec2d streakPx = {}) const;
+  Refinement refine(const cv::Mat& frame, const cv::Matx33d& homography, cv::Vec2d streakPx = {},
+                    bool coarseToFine = true) const;
 
   const RefinerOptions& options() const;
 

@@ -151,6 +151,28 @@ TEST(HomographyRefiner, RefusesAStartTooFarOffAndAFrameWithoutTheTarget) {
   EXPECT_EQ(r.inView, 0);
 }
 
+TEST(HomographyRefiner, WithoutTheCoarseToFinePathAStartFarOffIsRefused) {
+  // coarseToFine = false (what the Session passes for a target whose refinements keep being
+  // refused): a start near the optimum is refined as by the whole path; one the quick alignment
+  // at the target's level does not bring to convergence is refused, where the coarse-to-fine
+  // path lands it.
+  const cv::Mat target = targetImage();
+  const HomographyRefiner refiner(target);
+  const View v = makeView(target);
+  const cv::Matx33d near = perturbed(v.truth, target.size(), 1.0);
+  const Refinement quickNear = refiner.refine(v.frame, near, {}, false);
+  ASSERT_TRUE(quickNear.homography);
+  EXPECT_LT(cornerError(*quickNear.homography, v.truth, target.size()), 0.25);
+  for (const double px : {6.0, 10.0}) {
+    const cv::Matx33d far = perturbed(v.truth, target.size(), px);
+    const Refinement whole = refiner.refine(v.frame, far), quick = refiner.refine(v.frame, far, {}, false);
+    ASSERT_TRUE(whole.homography) << px << " px off";
+    EXPECT_LT(cornerError(*whole.homography, v.truth, target.size()), 0.25) << px << " px off";
+    EXPECT_FALSE(quick.homography) << px << " px off";
+    EXPECT_LT(quick.iterations, whole.iterations);  // measured 4 against 28 and 31
+  }
+}
+
 TEST(HomographyRefiner, BadInputIsNamed) {
   EXPECT_THROW(HomographyRefiner(cv::Mat(8, 8, CV_8UC1, cv::Scalar(0))), std::invalid_argument);
   EXPECT_THROW(HomographyRefiner(cv::Mat(64, 64, CV_32F, cv::Scalar(0))), std::invalid_argument);
