@@ -123,6 +123,10 @@ int main(int argc, char** argv) {
                  "with --database: how the targets' images are stored, 1-100 JPEG quality or 0 for PNG (lossless)")
       ->check(CLI::Range(0, 100))
       ->capture_default_str();
+  app.add_option("--tilted-keypoints", saveOptions.maxTiltedKeypoints,
+                 "with --database: the most tilted-view keypoints stored a target, the strongest (-1: all)")
+      ->check(CLI::Range(-1, 1000000))
+      ->capture_default_str();
   app.add_option("--look-alike", lookAlike, "with --database: warn about targets at least this similar (0-1)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();

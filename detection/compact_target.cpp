@@ -18,7 +18,8 @@ namespace {
 constexpr std::uint32_t kMaxSide = 16384;
 constexpr std::uint32_t kMaxKeypoints = 1u << 20;
 constexpr std::uint32_t kMaxPatches = 1u << 20;
-constexpr size_t kKeypointBytes = 4 + 4 + 2 + 2 + 2 + 1;
+constexpr size_t kKeypointBytes = 4 + 4 + 2 + 2 + 2 + 1;        // version 2
+constexpr size_t kPackedKeypointBytes = 2 + 2 + 2 + 2 + 2 + 1;  // version 3
 constexpr size_t kPatchBytes = 4 + 4 + 1 + 4;
 
 std::uint16_t toHalf(float v) { return cv::float16_t(v).bits(); }
@@ -78,15 +79,38 @@ void encodeCompactTarget(const TargetModel& model, const CompactTargetOptions& o
                    : std::vector<int>{cv::IMWRITE_JPEG_QUALITY, options.imageQuality});
   w.put<std::uint32_t>(static_cast<std::uint32_t>(image.size()));
   w.putBytes(image.data(), image.size());
+  const bool v3 = options.quantizer != nullptr;
+  if (v3) {
+    if (!options.words || options.words->size() != model.keypoints.size())
+      throw std::invalid_argument("encodeCompactTarget: " + std::to_string(model.keypoints.size()) + " keypoints but " +
+                                  std::to_string(options.words ? options.words->size() : 0) + " word ids");
+    if (options.quantizer->length() != length)
+      throw std::invalid_argument("encodeCompactTarget: descriptors of " + std::to_string(length) +
+                                  " values, the quantiser's of " + std::to_string(options.quantizer->length()));
+    for (int id : *options.words)
+      if (id < 0 || id > 65535) throw std::invalid_argument("encodeCompactTarget: word id " + std::to_string(id));
+  }
   w.put<std::uint32_t>(static_cast<std::uint32_t>(model.keypoints.size()));
   w.put<std::uint32_t>(static_cast<std::uint32_t>(model.tiltedKeypoints));
+  const double side = std::max(model.image.cols, model.image.rows);
   for (const Keypoint& k : model.keypoints) {
-    w.put<float>(k.x);
-    w.put<float>(k.y);
+    if (v3) {  // validateKeypoints (checkModelToEncode) kept them inside the image
+      for (float v : {k.x, k.y})
+        w.put<std::uint16_t>(static_cast<std::uint16_t>(std::clamp(std::lround(v / side * 65535.0), 0L, 65535L)));
+    } else {
+      w.put<float>(k.x);
+      w.put<float>(k.y);
+    }
     for (float v : {k.scale, k.angle, k.response}) w.put<std::uint16_t>(toHalf(v));
     w.put<std::int8_t>(static_cast<std::int8_t>(std::clamp(k.octave, -128, 127)));
   }
-  if (!model.keypoints.empty()) {
+  if (v3) {
+    for (int id : *options.words) w.put<std::uint16_t>(static_cast<std::uint16_t>(id));
+    if (!model.keypoints.empty()) {
+      const cv::Mat codes = options.quantizer->encode(model.descriptors, *options.words);
+      for (int r = 0; r < codes.rows; ++r) w.putBytes(codes.ptr(r), static_cast<size_t>(codes.cols));
+    }
+  } else if (!model.keypoints.empty()) {
     const cv::Mat q = quantizeDescriptors(model.descriptors);
     for (int r = 0; r < q.rows; ++r) w.putBytes(q.ptr(r), static_cast<size_t>(length));
   }
@@ -102,7 +126,8 @@ void encodeCompactTarget(const TargetModel& model, const CompactTargetOptions& o
   putQualityReport(w, model.quality);
 }
 
-TargetModel decodeCompactTarget(binary::Reader& r, const std::string& name, bool decodeImage) {
+TargetModel decodeCompactTarget(binary::Reader& r, const std::string& name, bool decodeImage,
+                                const ResidualQuantizer* quantizer, std::vector<int>* wordsOut) {
   const std::string who = "target '" + name + "': ";
   auto fail = [&](const std::string& why) { r.fail(who + why); };
   TargetModel m;
@@ -147,11 +172,22 @@ TargetModel decodeCompactTarget(binary::Reader& r, const std::string& name, bool
   const std::uint32_t tilted = r.get<std::uint32_t>("tilted keypoint count");
   if (tilted > n) fail("tilted keypoint count " + std::to_string(tilted) + " > keypoint count " + std::to_string(n));
   m.tiltedKeypoints = static_cast<int>(tilted);
-  if (static_cast<size_t>(n) * (kKeypointBytes + length) > r.remaining()) fail("payload ends inside the keypoints");
+  const bool v3 = quantizer != nullptr;
+  if (v3 && quantizer->length() != static_cast<int>(length))
+    fail("descriptors of " + std::to_string(length) + " values, the database's of " + std::to_string(quantizer->length()));
+  const size_t perKeypoint = v3 ? kPackedKeypointBytes + 2 + static_cast<size_t>(quantizer->subvectors())
+                                : kKeypointBytes + length;
+  if (static_cast<size_t>(n) * perKeypoint > r.remaining()) fail("payload ends inside the keypoints");
   m.keypoints.resize(n);
+  const double step = std::max(width, height) / 65535.0;
   for (Keypoint& k : m.keypoints) {
-    k.x = r.get<float>("keypoint");
-    k.y = r.get<float>("keypoint");
+    if (v3) {
+      k.x = static_cast<float>(r.get<std::uint16_t>("keypoint") * step);
+      k.y = static_cast<float>(r.get<std::uint16_t>("keypoint") * step);
+    } else {
+      k.x = r.get<float>("keypoint");
+      k.y = r.get<float>("keypoint");
+    }
     k.scale = fromHalf(r.get<std::uint16_t>("keypoint"));
     k.angle = fromHalf(r.get<std::uint16_t>("keypoint"));
     k.response = fromHalf(r.get<std::uint16_t>("keypoint"));
@@ -162,9 +198,24 @@ TargetModel decodeCompactTarget(binary::Reader& r, const std::string& name, bool
   } catch (const std::invalid_argument& e) {
     fail(e.what());
   }
-  cv::Mat quantized(static_cast<int>(n), static_cast<int>(length), CV_8SC1);
-  if (n > 0) r.getBytes(quantized.data, static_cast<size_t>(n) * length, "the descriptors");
-  m.descriptors = dequantizeDescriptors(quantized);
+  if (v3) {
+    std::vector<int> words(n);
+    for (int& id : words) {
+      id = r.get<std::uint16_t>("word id");
+      if (id >= quantizer->words()) fail("word id " + std::to_string(id) + " of " + std::to_string(quantizer->words()));
+    }
+    cv::Mat codes(static_cast<int>(n), quantizer->subvectors(), CV_8UC1);
+    if (n > 0) r.getBytes(codes.data, static_cast<size_t>(n) * codes.cols, "the descriptor codes");
+    for (int i = 0; i < codes.rows * codes.cols; ++i)
+      if (codes.data[i] >= quantizer->centroids())
+        fail("descriptor code " + std::to_string(codes.data[i]) + " of " + std::to_string(quantizer->centroids()));
+    m.descriptors = quantizer->decode(codes, words);
+    if (wordsOut) *wordsOut = std::move(words);
+  } else {
+    cv::Mat quantized(static_cast<int>(n), static_cast<int>(length), CV_8SC1);
+    if (n > 0) r.getBytes(quantized.data, static_cast<size_t>(n) * length, "the descriptors");
+    m.descriptors = dequantizeDescriptors(quantized);
+  }
 
   const std::uint32_t patches = r.count("patch count", kMaxPatches);
   if (static_cast<size_t>(patches) * kPatchBytes > r.remaining()) fail("payload ends inside the patches");

@@ -1,22 +1,31 @@
 #pragma once
-// The compact form of a target model inside a target database (.nftdb version 2,
-// target_database.h): 8-bit descriptors, the working image compressed (JPEG or PNG), keypoints
-// packed. About a tenth of the .nftm form (target_model_io.h), which stores every value as it is
-// in memory: a database an app can ship (issue 33, item 6). Private to detection/.
+// The compact form of a target model inside a target database (.nftdb versions 2 and 3,
+// target_database.h): quantised descriptors, the working image compressed (JPEG or PNG),
+// keypoints packed. The .nftm form (target_model_io.h) stores every value as it is in memory;
+// version 2 is about a tenth of it, version 3 about a third of version 2: a database an app can
+// ship (issue 33 item 6, issue 46 item 3). Private to detection/.
 //
 // Record layout (little-endian): image width, height (u32); originalScale, widthMetres (f64);
 // descriptor type (u32: 64 or 36), orientation (u32: 1 oriented, 0 upright); the image's encoded
 // bytes (u32 length + a PNG or JPEG file, gray, width × height); keypoint count N and tilted-view
-// keypoint count (u32); N × (x, y: f32; scale, angle, response: IEEE half; octave: i8); N × D
-// descriptor values as i8 (quantizeDescriptors); patch count M (u32), M × (x, y: f32; level: u8;
-// score: f32); the quality report as in .nftm (keypoints u32; coverage, distinctness,
-// meanContrast f64; stars u32; warning count, each warning u32 length + bytes).
+// keypoint count (u32); then
+//  - version 2: N × (x, y: f32; scale, angle, response: IEEE half; octave: i8); N × D descriptor
+//    values as i8 (quantizeDescriptors);
+//  - version 3: N × (x, y: u16, in units of S / 65535 px where S is the image's longer side —
+//    within 0.004 px at 480 px, 0.03 px at 4096; scale, angle, response: IEEE half; octave: i8);
+//    N word ids (u16, the database vocabulary's); N × M residual codes (u8, residual_quantizer.h,
+//    M = the database quantiser's sub-vectors);
+// then patch count P (u32), P × (x, y: f32; level: u8; score: f32); the quality report as in
+// .nftm (keypoints u32; coverage, distinctness, meanContrast f64; stars u32; warning count, each
+// warning u32 length + bytes).
 
 #include <string>
+#include <vector>
 
 #include <opencv2/core.hpp>
 
 #include "detection/binary_io.h"
+#include "detection/residual_quantizer.h"
 #include "detection/target_model.h"
 
 namespace nft::detection {
@@ -44,11 +53,17 @@ struct CompactTargetOptions {
   /// The working image: 0 = PNG (lossless, about 57 KB for a 480 × 360 photograph), 1..100 = JPEG
   /// at this quality (libjpeg's scale).
   int imageQuality = 0;
+  /// Null: a version-2 record (8-bit descriptor rows). Else a version-3 record: the descriptors
+  /// as `words` (each keypoint's word id, required then) and this quantiser's residual codes.
+  /// Neither is owned; both must outlive the call.
+  const ResidualQuantizer* quantizer = nullptr;
+  const std::vector<int>* words = nullptr;
 };
 
-/// Appends the compact record of `model` to `out`.
-/// @throws std::invalid_argument as encodeTargetModel() (inconsistent model), or for an image
-///   quality outside [0, 100].
+/// Appends the compact record of `model` to `out` (version 2, or 3 with options.quantizer).
+/// @throws std::invalid_argument as encodeTargetModel() (inconsistent model), for an image
+///   quality outside [0, 100], or (version 3) without one word id a keypoint, for a word id above
+///   65535 or descriptors of another length than the quantiser's.
 void encodeCompactTarget(const TargetModel& model, const CompactTargetOptions& options, binary::Writer& out);
 
 /// Parses one record written by encodeCompactTarget() from `in`, every size checked before it is
@@ -56,7 +71,11 @@ void encodeCompactTarget(const TargetModel& model, const CompactTargetOptions& o
 /// `decodeImage` the model's image is left empty (its PNG or JPEG signature is still checked):
 /// what the recogniser needs of a target it verifies (stored_target.h), without the decoder's
 /// time and the image's memory.
-/// @throws std::runtime_error "<in's what>: target '<name>': <what is wrong> (corrupt file?)".
-TargetModel decodeCompactTarget(binary::Reader& in, const std::string& name, bool decodeImage = true);
+/// With `quantizer` the record is read as version 3 (the descriptors decoded by it from the
+/// record's word ids and codes; `words`, when given, receives the word ids), else as version 2.
+/// @throws std::runtime_error "<in's what>: target '<name>': <what is wrong> (corrupt file?)",
+///   also for a word id outside the quantiser's vocabulary.
+TargetModel decodeCompactTarget(binary::Reader& in, const std::string& name, bool decodeImage = true,
+                                const ResidualQuantizer* quantizer = nullptr, std::vector<int>* words = nullptr);
 
 }  // namespace nft::detection

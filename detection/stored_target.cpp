@@ -8,8 +8,10 @@
 namespace nft::detection {
 
 StoredTarget::StoredTarget(std::shared_ptr<const MappedFile> file, const unsigned char* record, size_t bytes,
-                           std::string what, std::string name, const TargetModel& decoded)
+                           std::string what, std::string name, const TargetModel& decoded,
+                           std::shared_ptr<const ResidualQuantizer> quantizer)
     : file_(std::move(file)),
+      quantizer_(std::move(quantizer)),
       record_(record),
       bytes_(bytes),
       what_(std::move(what)),
@@ -32,7 +34,7 @@ TargetModel StoredTarget::decodeRecord(bool image) const {
   // then costs no memory between decodes (its decoded model is the caller's).
   const std::vector<unsigned char> record = file_->copy(record_, bytes_);
   binary::Reader reader(record.data(), record.size(), what_);
-  return decodeCompactTarget(reader, name_, image);
+  return decodeCompactTarget(reader, name_, image, quantizer_.get());
 }
 
 TargetModel StoredTarget::decode() const { return decodeRecord(true); }

@@ -17,6 +17,7 @@
 #include <opencv2/core.hpp>
 
 #include "detection/mapped_file.h"
+#include "detection/residual_quantizer.h"
 #include "detection/target_model.h"
 
 namespace nft::detection {
@@ -28,9 +29,11 @@ class StoredTarget {
  public:
   /// Keeps `file` and the record of `bytes` bytes at `record` (within file's bytes, checked by
   /// the caller's CRC and decoded once as `decoded`, the summary's source). `what` and `name`
-  /// name it in errors.
+  /// name it in errors. `quantizer`: the database's, for a version-3 record (compact_target.h);
+  /// null for a version-2 one.
   StoredTarget(std::shared_ptr<const MappedFile> file, const unsigned char* record, size_t bytes, std::string what,
-               std::string name, const TargetModel& decoded);
+               std::string name, const TargetModel& decoded,
+               std::shared_ptr<const ResidualQuantizer> quantizer = nullptr);
 
   const std::string& name() const { return name_; }
   cv::Size imageSize() const { return imageSize_; }             ///< working image, pixels
@@ -51,7 +54,7 @@ class StoredTarget {
   /// @throws std::runtime_error naming the file and target if the record no longer decodes.
   TargetModel decode() const;
   /// The descriptors only: keypointCount() × descriptorLength(descriptorType()) CV_32F unit rows,
-  /// dequantizeDescriptors() of the stored 8-bit rows (the image is not decoded).
+  /// decoded from the stored 8-bit rows or residual codes (the image is not decoded).
   /// @throws std::runtime_error as decode().
   cv::Mat decodeDescriptors() const;
   /// How many times decode() or decodeDescriptors() ran on this target (an observable for the
@@ -62,6 +65,7 @@ class StoredTarget {
   TargetModel decodeRecord(bool image) const;
 
   std::shared_ptr<const MappedFile> file_;
+  std::shared_ptr<const ResidualQuantizer> quantizer_;
   const unsigned char* record_;
   size_t bytes_;
   std::string what_, name_;

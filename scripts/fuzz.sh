@@ -54,9 +54,10 @@ if [ "$make_corpus" = 1 ]; then
   # its own width) and butterfly.jpg, SURF-36 upright with the tilted views, 40 keypoints a target,
   # 28 words (59 KB) — more than 10, so loading it builds the search tree by k-means
   # (vocabulary.h). Same two forms: the whole file, and the bare payload (the harness adds header
-  # and CRC-32). Written in the current format (version 2: compact records, JPEG images); the
-  # v1-* seeds (and the regress-* ones, made whole version-1 files) are files of the version-1
-  # format, which the loader still reads, written by the build before version 2: kept as they are.
+  # and CRC-32). Written in the current format (version 3: compact records with residual codes,
+  # JPEG images); the v1-* seeds (and the regress-* ones, made whole version-1 files) are files of
+  # the version-1 format and v2-s64-file.bin one of version 2 (8-bit descriptors), which the loader
+  # still reads, written by the builds before versions 2 and 3: kept as they are.
   data=/usr/share/doc/opencv-doc/examples/data
   out=tests/fuzz/corpus/target_database
   mkdir -p "$out"
