@@ -21,12 +21,10 @@ StoredTarget::StoredTarget(std::shared_ptr<const MappedFile> file, const unsigne
       widthMetres_(decoded.widthMetres),
       descriptorType_(decoded.descriptorType),
       orientation_(decoded.orientation),
+      keypointCount_(static_cast<int>(decoded.keypoints.size())),
       tiltedKeypoints_(decoded.tiltedKeypoints),
       patchCount_(static_cast<int>(decoded.patches.size())),
-      quality_(decoded.quality) {
-  points_.reserve(decoded.keypoints.size());
-  for (const Keypoint& k : decoded.keypoints) points_.emplace_back(k.x, k.y);
-}
+      quality_(decoded.quality) {}
 
 TargetModel StoredTarget::decodeRecord(bool image) const {
   ++decodes_;
@@ -40,5 +38,14 @@ TargetModel StoredTarget::decodeRecord(bool image) const {
 TargetModel StoredTarget::decode() const { return decodeRecord(true); }
 
 cv::Mat StoredTarget::decodeDescriptors() const { return decodeRecord(false).descriptors; }
+
+StoredKeypoints StoredTarget::decodeKeypoints() const {
+  TargetModel m = decodeRecord(false);
+  StoredKeypoints k;
+  k.descriptors = std::move(m.descriptors);
+  k.points.reserve(m.keypoints.size());
+  for (const Keypoint& p : m.keypoints) k.points.emplace_back(p.x, p.y);
+  return k;
+}
 
 }  // namespace nft::detection

@@ -1,10 +1,11 @@
 #pragma once
 // A target of a database kept compact in memory: its record (compact_target.h) stays in the
 // database's file, memory-mapped (mapped_file.h), and only what recognition needs at all times
-// is resident: the image size, metres per pixel, the keypoints' positions (the inverted index
-// and RANSAC) and the descriptor kind. The recogniser decodes the descriptors of a target it
-// verifies (tracker/multi_target_detector.h), the session the whole model of a target it found
-// (session/target_tracking.h). Issue 33, item 6: decoded at load, a 300-keypoint target costs
+// is resident: the image size, metres per pixel, the keypoint counts and the descriptor kind
+// (the inverted index holds the words). The recogniser decodes the descriptors and keypoint
+// positions of a target it verifies (tracker/multi_target_detector.h), the session the whole
+// model of a target it found (session/target_tracking.h). The positions were resident until
+// issue 46 item 3: 1,300 keypoints a target, 10.4 MB for 1,001 targets. Issue 33, item 6: decoded at load, a 300-keypoint target costs
 // about 223 KB of memory (the working image, f32 descriptors), and 1,000 of them 220 MB on top of
 // the 170 MB process; compact, about 5 KB (docs/results.md, "Several targets").
 
@@ -21,6 +22,15 @@
 #include "detection/target_model.h"
 
 namespace nft::detection {
+
+/// What the recogniser verifies a stored target with (StoredTarget::decodeKeypoints).
+struct StoredKeypoints {
+  /// keypointCount() × descriptorLength(descriptorType()) CV_32F unit rows, row i for keypoint i
+  /// (TargetModel::keypoints' order: its own keypoints, then its tilted views').
+  cv::Mat descriptors;
+  /// keypointCount() positions, working-image pixels, [i] for keypoint i.
+  std::vector<cv::Point2f> points;
+};
 
 /// One target of a loaded database (TargetDatabase::load with keepCompact), decoded on demand.
 /// Immutable after construction; decode() and decodeDescriptors() may run on several threads at
@@ -42,9 +52,7 @@ class StoredTarget {
   double metresPerPixel() const { return imageSize_.width > 0 ? widthMetres_ / imageSize_.width : 0.0; }
   DescriptorType descriptorType() const { return descriptorType_; }
   Orientation orientation() const { return orientation_; }
-  /// Keypoint positions, working-image pixels, in the order of TargetModel::keypoints.
-  const std::vector<cv::Point2f>& points() const { return points_; }
-  int keypointCount() const { return static_cast<int>(points_.size()); }
+  int keypointCount() const { return keypointCount_; }          ///< TargetModel::keypoints.size()
   int tiltedKeypoints() const { return tiltedKeypoints_; }       ///< TargetModel::tiltedKeypoints
   int frontalKeypoints() const { return keypointCount() - tiltedKeypoints_; }
   int patchCount() const { return patchCount_; }
@@ -57,6 +65,9 @@ class StoredTarget {
   /// decoded from the stored 8-bit rows or residual codes (the image is not decoded).
   /// @throws std::runtime_error as decode().
   cv::Mat decodeDescriptors() const;
+  /// The descriptors and keypoint positions (the image is not decoded).
+  /// @throws std::runtime_error as decode().
+  StoredKeypoints decodeKeypoints() const;
   /// How many times decode() or decodeDescriptors() ran on this target (an observable for the
   /// tests and the memory report: a target never verified nor found is never decoded).
   int decodeCount() const { return decodes_.load(); }
@@ -73,8 +84,7 @@ class StoredTarget {
   double originalScale_, widthMetres_;
   DescriptorType descriptorType_;
   Orientation orientation_;
-  std::vector<cv::Point2f> points_;
-  int tiltedKeypoints_, patchCount_;
+  int keypointCount_, tiltedKeypoints_, patchCount_;
   TargetQuality quality_;
   mutable std::atomic<int> decodes_{0};
 };

@@ -191,45 +191,39 @@ void InvertedIndex::add(int id, const std::vector<int>& wordIds) {
       throw std::invalid_argument("InvertedIndex::add: word " + std::to_string(w) + " is outside [0, " +
                                   std::to_string(words_) + ")");
   remove(id);
-  // (word, count) sorted by word: 8 bytes a distinct word, where a hash map took about 40 with
-  // its buckets (about 11 MB for a 1,001-target database).
   std::vector<int> sorted = wordIds;
   std::sort(sorted.begin(), sorted.end());
-  std::vector<std::pair<int, int>>& counts = documentWords_[id];
-  for (int w : sorted)
-    if (!counts.empty() && counts.back().first == w)
-      ++counts.back().second;
-    else
-      counts.emplace_back(w, 1);
-  counts.shrink_to_fit();
-  for (const auto& [w, c] : counts) postings_[static_cast<size_t>(w)].emplace_back(id, c);
+  for (size_t i = 0; i < sorted.size();) {
+    size_t j = i;
+    while (j < sorted.size() && sorted[j] == sorted[i]) ++j;
+    postings_[static_cast<size_t>(sorted[i])].emplace_back(id, static_cast<int>(j - i));
+    i = j;
+  }
+  documents_.insert(id);
   dirty_ = true;
 }
 
 void InvertedIndex::remove(int id) {
-  const auto it = documentWords_.find(id);
-  if (it == documentWords_.end()) return;
-  for (const auto& [w, c] : it->second) {
-    auto& list = postings_[static_cast<size_t>(w)];
+  if (documents_.erase(id) == 0) return;
+  for (auto& list : postings_)
     list.erase(std::remove_if(list.begin(), list.end(), [&](const auto& p) { return p.first == id; }), list.end());
-  }
-  documentWords_.erase(it);
   dirty_ = true;
 }
 
 void InvertedIndex::refreshWeights() const {
   if (!dirty_) return;
-  const double n = static_cast<double>(documentWords_.size());
+  const double n = static_cast<double>(documents_.size());
   idf_.assign(static_cast<size_t>(words_), 0.0);
   for (int w = 0; w < words_; ++w) {
     const size_t containing = postings_[static_cast<size_t>(w)].size();
     idf_[static_cast<size_t>(w)] = containing > 0 ? std::log(n / static_cast<double>(containing)) : 0.0;
   }
   norm_.clear();
-  for (const auto& [id, counts] : documentWords_) {
-    double sum = 0;
-    for (const auto& [w, c] : counts) sum += c * idf_[static_cast<size_t>(w)];
-    norm_[id] = sum;
+  for (int id : documents_) norm_[id] = 0.0;
+  for (int w = 0; w < words_; ++w) {
+    auto& list = postings_[static_cast<size_t>(w)];
+    list.shrink_to_fit();  // the slack of growing by push_back: ~2 MB among 1,001 targets
+    for (const auto& [id, c] : list) norm_[id] += c * idf_[static_cast<size_t>(w)];
   }
   dirty_ = false;
 }

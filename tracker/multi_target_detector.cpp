@@ -26,24 +26,25 @@ struct MultiTargetDetector::Impl {
   struct Target {
     std::shared_ptr<const detection::TargetModel> model;         // a decoded target, or
     std::shared_ptr<const detection::StoredTarget> stored;       // a compact one
-    std::vector<cv::Point2f> points;  // a decoded target's keypoint positions (a compact one's: stored->points())
+    std::vector<cv::Point2f> points;  // a decoded target's keypoint positions (a compact one's: keypointsOf())
     cv::Size imageSize;
     double metresPerPixel = 0;
     int frontal = 0;
   };
 
-  /// The descriptors of `target` (id `id`): its model's, or its stored ones decoded into
-  /// `decoded` (the most recently used first, at most kDecodedTargets).
-  const cv::Mat& descriptorsOf(int id, const Target& target) {
-    if (target.model) return target.model->descriptors;
+  /// The descriptors and keypoint positions of `target` (id `id`): its model's, or its stored
+  /// ones decoded into `decoded` (the most recently used first, at most kDecodedTargets). Valid
+  /// until the next call.
+  std::pair<const cv::Mat*, const std::vector<cv::Point2f>*> keypointsOf(int id, const Target& target) {
+    if (target.model) return {&target.model->descriptors, &target.points};
     auto it = std::find_if(decoded.begin(), decoded.end(), [&](const auto& e) { return e.first == id; });
     if (it != decoded.end()) {
       decoded.splice(decoded.begin(), decoded, it);
     } else {
-      decoded.emplace_front(id, target.stored->decodeDescriptors());
+      decoded.emplace_front(id, target.stored->decodeKeypoints());
       if (static_cast<int>(decoded.size()) > kDecodedTargets) decoded.pop_back();
     }
-    return decoded.front().second;
+    return {&decoded.front().second.descriptors, &decoded.front().second.points};
   }
   void forget(int id) {
     decoded.remove_if([&](const auto& e) { return e.first == id; });
@@ -91,7 +92,7 @@ struct MultiTargetDetector::Impl {
   int uploaded = -1;        // the target whose own (frontal) descriptors targetMatcher holds
   int uploadedTilted = -1;  // the target whose tilted views' descriptors tiltedMatcher holds
   std::map<int, Target> targets;
-  std::list<std::pair<int, cv::Mat>> decoded;  // compact targets' descriptors, see descriptorsOf()
+  std::list<std::pair<int, detection::StoredKeypoints>> decoded;  // compact targets', see keypointsOf()
   DetectionTimings timings;
   std::vector<std::pair<int, double>> shortlist;
   std::string rejection;
@@ -293,7 +294,9 @@ std::vector<TargetDetection> MultiTargetDetector::detect(const cv::Mat& gray, co
       // MultiTargetDetectorOptions::followScoreRatio).
       if (!verifyAll && !found.empty() && score < s.options.followScoreRatio * found.back().score) break;
       const Impl::Target& target = s.targets.at(id);
-      const cv::Mat& targetDescriptors = s.descriptorsOf(id, target);
+      const auto [descriptorsPtr, pointsPtr] = s.keypointsOf(id, target);
+      const cv::Mat& targetDescriptors = *descriptorsPtr;
+      const std::vector<cv::Point2f>& targetPoints = *pointsPtr;
       const int frontal = target.frontal;
       // As DetectionLane: the target's own descriptors first, its tilted views' only when those
       // find nothing (their matches added to the first ones) — in a small database, where every
@@ -308,7 +311,7 @@ std::vector<TargetDetection> MultiTargetDetector::detect(const cv::Mat& gray, co
       std::vector<detection::Match> matches = s.targetMatcher->match(descriptors, s.options.lane.matching);
       s.timings.match += msSince(t);
       const auto verify = [&] {
-        return verifyDetection(matches, target.stored ? target.stored->points() : target.points, keypoints,
+        return verifyDetection(matches, targetPoints, keypoints,
                                target.imageSize, target.metresPerPixel, s.calibration, s.options.lane, why, s.timings.ransac,
                                s.timings.pose);
       };

@@ -102,12 +102,14 @@ class MultiTargetDetector {
   ///   tiltedKeypoints not in [0, keypoint count).
   void addTarget(int id, std::shared_ptr<const detection::TargetModel> model, const std::vector<int>& words);
   /// Adds (or replaces) target `id` (>= 0) of a database kept compact (detection/stored_target.h):
-  /// only its keypoint positions and words are held; its descriptors are decoded when detect()
-  /// verifies it, and the last kDecodedTargets targets' kept for the next searches (a shortlist
+  /// only its words are held (in the index); its descriptors and keypoint positions are decoded
+  /// when detect() verifies it, and the last kDecodedTargets targets' kept for the next searches (a shortlist
   /// is usually the same few targets from one frame to the next). Detections are the same as
-  /// with its decoded model. @throws std::invalid_argument as the other overload.
+  /// with a model of the descriptors decodeKeypoints() gives (a version-3 target decoded whole
+  /// has its own keypoints described again from its image instead, compact_target.h).
+  /// @throws std::invalid_argument as the other overload.
   void addTarget(int id, std::shared_ptr<const detection::StoredTarget> stored, const std::vector<int>& words);
-  /// How many compact targets' descriptors are kept decoded at most: 8, the default shortlist (3)
+  /// How many compact targets' descriptors and positions are kept decoded at most: 8, the default shortlist (3)
   /// and the small database's verifyAllUpTo (8) covered.
   static constexpr int kDecodedTargets = 8;
   /// How many compact targets' descriptors are decoded now (<= kDecodedTargets).
