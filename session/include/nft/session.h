@@ -131,8 +131,8 @@ class Session {
                               const std::string& name = "", double widthMetres = 0.0);
   /// Adds every target of a target database (.nftdb of nft_train --database: models, names, widths, visual words).
   /// With several targets the Session recognises which are in view (an inverted index's shortlist, matching of those
-  /// only) and tracks up to config tracking.max_targets at once. A version 2 file stays memory-mapped, its targets
-  /// compact until verified or found (1001 targets: 198 MB of process, not 392; docs/results.md): while the Session
+  /// only) and tracks up to config tracking.max_targets at once. A version 2 or 3 file stays memory-mapped, its targets
+  /// compact until verified or found (1001 targets: 187-191 MB of process, not 392; docs/results.md): while the Session
   /// lives, leave the file in place or replace it by renaming a new file over it.
   /// @return the new targets' ids, in the database's order.
   /// @throws nft::InputError naming the file when it is missing, truncated, corrupt or of another
