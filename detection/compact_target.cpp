@@ -1,6 +1,5 @@
 #include "detection/compact_target.h"
 
-#include "detection/surf_cpu.h"
 #include "detection/target_model_io.h"
 
 #include <algorithm>
@@ -230,20 +229,6 @@ TargetModel decodeCompactTarget(binary::Reader& r, const std::string& name, bool
   }
   m.quality = getQualityReport(r);
   if (r.remaining() != 0) fail(std::to_string(r.remaining()) + " unexpected bytes after the quality report");
-  if (v3 && decodeImage && m.frontalKeypoints() > 0) {
-    // The residual codes are within ~0.2 (RMS) of the trained descriptors: close enough to
-    // recognise a target among many (what the recogniser decodes them for, without the image),
-    // not to match a found target as closely as trained (tmt_bookI, detection alone: 79.1 % of
-    // frames within 5 px against 87.4 % with 8-bit descriptors). A target decoded whole has its
-    // image, so its own keypoints are described again from it as trainTarget described them
-    // (surf_cpu.h, the stored positions, scales and angles): 83.4 % (JPEG 85), 86.1 % (PNG). Its
-    // tilted views' keypoints keep the codes: the views are not stored.
-    SurfCpuOptions o;
-    o.type = m.descriptorType;
-    o.orientation = m.orientation;
-    std::vector<Keypoint> own(m.keypoints.begin(), m.keypoints.begin() + m.frontalKeypoints());
-    SurfCpu(o).describe(m.image, own).copyTo(m.descriptors.rowRange(0, m.frontalKeypoints()));
-  }
   return m;
 }
 

@@ -73,10 +73,6 @@ void encodeCompactTarget(const TargetModel& model, const CompactTargetOptions& o
 /// time and the image's memory.
 /// With `quantizer` the record is read as version 3 (the descriptors decoded by it from the
 /// record's word ids and codes; `words`, when given, receives the word ids), else as version 2.
-/// Version 3 with `decodeImage`: the target's own keypoints (the first frontalKeypoints() rows)
-/// are described again from the decoded image with SurfCpu at their stored positions, scales and
-/// angles (closer to the trained descriptors than the codes: JPEG's error instead of the
-/// quantiser's); the tilted views' rows are the codes'.
 /// @throws std::runtime_error "<in's what>: target '<name>': <what is wrong> (corrupt file?)",
 ///   also for a word id outside the quantiser's vocabulary.
 TargetModel decodeCompactTarget(binary::Reader& in, const std::string& name, bool decodeImage = true,

@@ -114,7 +114,6 @@ cv::Mat ResidualQuantizer::decode(const cv::Mat& codes, const std::vector<int>& 
   for (int r = 0; r < codes.rows; ++r) {
     const float* word = words_.ptr<float>(wordIds[static_cast<size_t>(r)]);
     float* x = out.ptr<float>(r);
-    double squares = 0.0;
     for (int s = 0; s < subvectors_; ++s) {
       const int code = codes.at<std::uint8_t>(r, s);
       if (code >= c)
@@ -124,11 +123,8 @@ cv::Mat ResidualQuantizer::decode(const cv::Mat& codes, const std::vector<int>& 
       for (int j = 0; j < width; ++j) {
         const int k = s * width + j;
         x[k] = word[k] + centre[j];
-        squares += static_cast<double>(x[k]) * x[k];
       }
     }
-    const float scale = squares > 0.0 ? static_cast<float>(1.0 / std::sqrt(squares)) : 0.0f;
-    for (int k = 0; k < length(); ++k) x[k] *= scale;
   }
   return out;
 }

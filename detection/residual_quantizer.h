@@ -49,7 +49,9 @@ class ResidualQuantizer {
   /// @throws std::invalid_argument for mismatched shapes or a word id out of range.
   cv::Mat encode(const cv::Mat& descriptors, const std::vector<int>& wordIds) const;
   /// The descriptors back from `codes` (N × M CV_8UC1) and `wordIds` (N ids): word + centroids,
-  /// renormalised to unit L2 rows as SURF's are (a zero row stays zero): N × D CV_32F.
+  /// N × D CV_32F, near unit L2 rows (not renormalised: then encode(decode(codes)) gives `codes`
+  /// back, so a database saved again writes the same bytes; renormalised rows moved some codes to
+  /// a neighbouring centroid on each trip, as the target_database fuzzer found).
   /// @throws std::invalid_argument for mismatched shapes, a word id or a code out of range.
   cv::Mat decode(const cv::Mat& codes, const std::vector<int>& wordIds) const;
 

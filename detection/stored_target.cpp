@@ -4,6 +4,7 @@
 
 #include "detection/binary_io.h"
 #include "detection/compact_target.h"
+#include "detection/surf_cpu.h"
 
 namespace nft::detection {
 
@@ -35,7 +36,13 @@ TargetModel StoredTarget::decodeRecord(bool image) const {
   return decodeCompactTarget(reader, name_, image, quantizer_.get());
 }
 
-TargetModel StoredTarget::decode() const { return decodeRecord(true); }
+TargetModel StoredTarget::decode() const {
+  TargetModel m = decodeRecord(true);
+  if (quantizer_) describeOwnKeypointsAgain(m);
+  return m;
+}
+
+TargetModel StoredTarget::decodeStored() const { return decodeRecord(true); }
 
 cv::Mat StoredTarget::decodeDescriptors() const { return decodeRecord(false).descriptors; }
 
@@ -46,6 +53,15 @@ StoredKeypoints StoredTarget::decodeKeypoints() const {
   k.points.reserve(m.keypoints.size());
   for (const Keypoint& p : m.keypoints) k.points.emplace_back(p.x, p.y);
   return k;
+}
+
+void describeOwnKeypointsAgain(TargetModel& model) {
+  if (model.image.empty() || model.frontalKeypoints() <= 0) return;
+  SurfCpuOptions o;
+  o.type = model.descriptorType;
+  o.orientation = model.orientation;
+  std::vector<Keypoint> own(model.keypoints.begin(), model.keypoints.begin() + model.frontalKeypoints());
+  SurfCpu(o).describe(model.image, own).copyTo(model.descriptors.rowRange(0, model.frontalKeypoints()));
 }
 
 }  // namespace nft::detection

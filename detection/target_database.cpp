@@ -104,7 +104,7 @@ void TargetDatabase::save(const std::string& path, const TargetDatabaseSaveOptio
   };
   decoded.resize(targets_.size());
   for (size_t i = 0; i < targets_.size(); ++i)
-    if (targets_[i].stored) decoded[i] = targets_[i].stored->decode();
+    if (targets_[i].stored) decoded[i] = targets_[i].stored->decodeStored();
   std::shared_ptr<const ResidualQuantizer> quantizer = quantizer_;
   if (!quantizer) quantizer = std::make_shared<const ResidualQuantizer>(trainQuantizer(modelOf));
   binary::Writer w;

@@ -105,9 +105,8 @@ class MultiTargetDetector {
   /// only its words are held (in the index); its descriptors and keypoint positions are decoded
   /// when detect() verifies it, and the last kDecodedTargets targets' kept for the next searches (a shortlist
   /// is usually the same few targets from one frame to the next). Detections are the same as
-  /// with a model of the descriptors decodeKeypoints() gives (a version-3 target decoded whole
-  /// has its own keypoints described again from its image instead, compact_target.h).
-  /// @throws std::invalid_argument as the other overload.
+  /// with its model as stored (StoredTarget::decodeStored). @throws std::invalid_argument as the
+  /// other overload.
   void addTarget(int id, std::shared_ptr<const detection::StoredTarget> stored, const std::vector<int>& words);
   /// How many compact targets' descriptors and positions are kept decoded at most: 8, the default shortlist (3)
   /// and the small database's verifyAllUpTo (8) covered.

@@ -41,11 +41,13 @@ TEST(ResidualQuantizer, CodesKeepWhatTheWordLosesAndTheNearestNeighbours) {
   const cv::Mat back = q.decode(codes, words);
   double error = 0, wordError = 0;
   for (int r = 0; r < a.rows; ++r) {
-    EXPECT_NEAR(cv::norm(back.row(r)), 1.0, 1e-5) << "a unit row as SURF's";
+    EXPECT_NEAR(cv::norm(back.row(r)), 1.0, 0.2) << "near a unit row, as SURF's";
     error += cv::norm(a.row(r), back.row(r));
     wordError += cv::norm(a.row(r), vocabulary.words().row(words[static_cast<size_t>(r)]));
   }
   EXPECT_LT(error, 0.5 * wordError) << "mean error " << error / a.rows << ", the word's " << wordError / a.rows;
+  // Decoded rows encode to the same codes: a database saved again writes the same bytes.
+  EXPECT_EQ(cv::norm(q.encode(back, words), codes, cv::NORM_INF), 0.0);
   // What the matcher needs: another view's descriptors find mostly the same nearest neighbour
   // among the decoded rows as among the originals.
   cv::Mat distances, exact, approximate;

@@ -166,7 +166,7 @@ TEST(TargetDatabase, RecognisesEachTargetFromAnotherViewAndRoundTrips) {
       double error = 0, wordError = 0;
       const cv::Mat& words = db.vocabulary().words();
       for (int r = 0; r < a.descriptors.rows; ++r) {
-        EXPECT_NEAR(cv::norm(b.descriptors.row(r)), 1.0, 1e-4);
+        EXPECT_NEAR(cv::norm(b.descriptors.row(r)), 1.0, 0.2) << "near a unit row (word + centroids)";
         error += cv::norm(a.descriptors.row(r), b.descriptors.row(r));
         wordError += cv::norm(a.descriptors.row(r), words.row(db.targets()[i].words[static_cast<size_t>(r)]));
       }
@@ -253,14 +253,13 @@ TEST(TargetDatabase, CompactTargetsAreDecodedOnDemandIntoTheSameModels) {
     EXPECT_EQ(s.patchCount(), static_cast<int>(p.model.patches.size()));
     EXPECT_EQ(s.quality().stars, p.model.quality.stars);
     EXPECT_EQ(s.keypointCount(), static_cast<int>(p.model.keypoints.size()));
-    // The descriptors alone: the stored codes decoded, near the trained ones (their first rows:
-    // the target's own keypoints, none dropped by the cap); the tilted views' rows bit for bit as
-    // a plain load's (which describes the own keypoints again from the image, below).
+    // The descriptors alone: the stored codes decoded, bit for bit as a plain load's, and near
+    // the trained ones (their first rows: the target's own keypoints, none dropped by the cap).
     const cv::Mat descriptors = s.decodeDescriptors();
     EXPECT_EQ(s.decodeCount(), 1);
+    EXPECT_EQ(cv::norm(descriptors, p.model.descriptors, cv::NORM_INF), 0.0);
     const int frontal = s.frontalKeypoints();
     const cv::Range tilted(frontal, descriptors.rows);
-    EXPECT_EQ(cv::norm(descriptors.rowRange(tilted), p.model.descriptors.rowRange(tilted), cv::NORM_INF), 0.0);
     // What the recogniser verifies with: the same descriptors and the keypoints' positions.
     const nft::detection::StoredKeypoints verified = s.decodeKeypoints();
     EXPECT_EQ(s.decodeCount(), 2);
@@ -270,14 +269,18 @@ TEST(TargetDatabase, CompactTargetsAreDecodedOnDemandIntoTheSameModels) {
       ASSERT_EQ(verified.points[k], cv::Point2f(p.model.keypoints[k].x, p.model.keypoints[k].y)) << "keypoint " << k;
     const double codesRms = cv::norm(descriptors.rowRange(0, frontal), original[i].rowRange(0, frontal)) / std::sqrt(frontal);
     EXPECT_LT(codesRms, 0.35) << "root mean square distance of the decoded descriptors";
-    // The whole model: the same image, keypoints, patches.
-    const nft::detection::TargetModel m = s.decode();
+    // The whole model as stored: the same bits as a plain load's.
+    const nft::detection::TargetModel stored = s.decodeStored();
     EXPECT_EQ(s.decodeCount(), 3);
+    EXPECT_EQ(cv::norm(stored.descriptors, p.model.descriptors, cv::NORM_INF), 0.0);
+    EXPECT_EQ(cv::norm(stored.image, p.model.image, cv::NORM_INF), 0.0);
+    // The whole model to track with: the same image, keypoints, patches; its own keypoints
+    // described again from the (JPEG) image, nearer the trained descriptors than the codes; the
+    // tilted views' rows are the codes'.
+    const nft::detection::TargetModel m = s.decode();
+    EXPECT_EQ(s.decodeCount(), 4);
     ASSERT_EQ(m.image.size(), p.model.image.size());
     EXPECT_EQ(cv::norm(m.image, p.model.image, cv::NORM_INF), 0.0);
-    EXPECT_EQ(cv::norm(m.descriptors, p.model.descriptors, cv::NORM_INF), 0.0);
-    // Its own keypoints described again from the (JPEG) image: nearer the trained descriptors
-    // than the codes; the tilted views' rows are the codes'.
     const double describedRms = cv::norm(m.descriptors.rowRange(0, frontal), original[i].rowRange(0, frontal)) / std::sqrt(frontal);
     EXPECT_LT(describedRms, 0.5 * codesRms) << "codes " << codesRms << ", described again " << describedRms;
     EXPECT_EQ(cv::norm(m.descriptors.rowRange(tilted), descriptors.rowRange(tilted), cv::NORM_INF), 0.0);
