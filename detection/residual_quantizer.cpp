@@ -44,14 +44,14 @@ ResidualQuantizer::ResidualQuantizer(cv::Mat words, cv::Mat codebooks, int subve
   if (!cv::checkRange(codebooks_)) throw std::invalid_argument("ResidualQuantizer: a codebook value is not finite");
 }
 
-void ResidualQuantizer::checkIds(const std::vector<int>& wordIds, int rows, const char* who) const {
+void ResidualQuantizer::checkIds(const std::vector<int>& wordIds, int rows, int words, const char* who) {
   if (static_cast<int>(wordIds.size()) != rows)
     throw std::invalid_argument(std::string("ResidualQuantizer::") + who + ": " + std::to_string(rows) + " rows but " +
                                 std::to_string(wordIds.size()) + " word ids");
   for (int id : wordIds)
-    if (id < 0 || id >= words_.rows)
+    if (id < 0 || id >= words)
       throw std::invalid_argument(std::string("ResidualQuantizer::") + who + ": word id " + std::to_string(id) +
-                                  " (the vocabulary has " + std::to_string(words_.rows) + ")");
+                                  " (the vocabulary has " + std::to_string(words) + ")");
 }
 
 ResidualQuantizer ResidualQuantizer::train(const cv::Mat& descriptors, const std::vector<int>& wordIds,
@@ -61,8 +61,7 @@ ResidualQuantizer ResidualQuantizer::train(const cv::Mat& descriptors, const std
     throw std::invalid_argument("ResidualQuantizer::train: descriptors " + shape(descriptors) + ", words " + shape(words) +
                                 ", sample limit " + std::to_string(sampleLimit));
   const int m = subvectorsFor(descriptors.cols), width = descriptors.cols / m;
-  // Checks the ids through a quantiser with a placeholder codebook.
-  ResidualQuantizer(words, cv::Mat::zeros(m, width, CV_32F), m).checkIds(wordIds, descriptors.rows, "train");
+  checkIds(wordIds, descriptors.rows, words.rows, "train");
   const int n = std::min(descriptors.rows, sampleLimit);
   std::vector<int> rows(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) rows[static_cast<size_t>(i)] = static_cast<int>(static_cast<long long>(i) * descriptors.rows / n);
@@ -87,7 +86,7 @@ cv::Mat ResidualQuantizer::encode(const cv::Mat& descriptors, const std::vector<
   if (descriptors.type() != CV_32FC1 || descriptors.cols != length())
     throw std::invalid_argument("ResidualQuantizer::encode: descriptors " + shape(descriptors) + " (expected N x " +
                                 std::to_string(length()) + " CV_32FC1)");
-  checkIds(wordIds, descriptors.rows, "encode");
+  checkIds(wordIds, descriptors.rows, words_.rows, "encode");
   cv::Mat codes(descriptors.rows, subvectors_, CV_8UC1);
   if (descriptors.empty()) return codes;
   std::vector<int> all(static_cast<size_t>(descriptors.rows));
@@ -108,7 +107,7 @@ cv::Mat ResidualQuantizer::decode(const cv::Mat& codes, const std::vector<int>& 
   if (codes.type() != CV_8UC1 || codes.cols != subvectors_)
     throw std::invalid_argument("ResidualQuantizer::decode: codes " + shape(codes) + " (expected N x " +
                                 std::to_string(subvectors_) + " CV_8UC1)");
-  checkIds(wordIds, codes.rows, "decode");
+  checkIds(wordIds, codes.rows, words_.rows, "decode");
   const int width = length() / subvectors_, c = centroids();
   cv::Mat out(codes.rows, length(), CV_32F);
   for (int r = 0; r < codes.rows; ++r) {

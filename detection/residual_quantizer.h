@@ -63,7 +63,8 @@ class ResidualQuantizer {
   const cv::Mat& codebooks() const { return codebooks_; }               ///< (M · C) × (D / M) CV_32F
 
  private:
-  void checkIds(const std::vector<int>& wordIds, int rows, const char* who) const;
+  /// Throws unless there are `rows` ids, each in [0, words).
+  static void checkIds(const std::vector<int>& wordIds, int rows, int words, const char* who);
 
   cv::Mat words_, codebooks_;
   int subvectors_ = 0;

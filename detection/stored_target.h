@@ -5,9 +5,10 @@
 // (the inverted index holds the words). The recogniser decodes the descriptors and keypoint
 // positions of a target it verifies (tracker/multi_target_detector.h), the session the whole
 // model of a target it found (session/target_tracking.h). The positions were resident until
-// issue 46 item 3: 1,300 keypoints a target, 10.4 MB for 1,001 targets. Issue 33, item 6: decoded at load, a 300-keypoint target costs
-// about 223 KB of memory (the working image, f32 descriptors), and 1,000 of them 220 MB on top of
-// the 170 MB process; compact, about 5 KB (docs/results.md, "Several targets").
+// issue 46 item 3: 1,300 keypoints a target, 10.4 MB for 1,001 targets. Issue 33, item 6:
+// decoded at load, a 300-keypoint target costs about 223 KB of memory (the working image, f32
+// descriptors), and 1,000 of them 220 MB on top of the 170 MB process; compact, about 5 KB
+// (docs/results.md, "Several targets").
 
 #include <atomic>
 #include <cstddef>
@@ -25,8 +26,9 @@ namespace nft::detection {
 
 /// What the recogniser verifies a stored target with (StoredTarget::decodeKeypoints).
 struct StoredKeypoints {
-  /// keypointCount() × descriptorLength(descriptorType()) CV_32F unit rows, row i for keypoint i
-  /// (TargetModel::keypoints' order: its own keypoints, then its tilted views').
+  /// keypointCount() × descriptorLength(descriptorType()) CV_32F, row i for keypoint i
+  /// (TargetModel::keypoints' order: its own keypoints, then its tilted views'): unit rows from
+  /// a version-2 record, near-unit ones (word + centroids, residual_quantizer.h) from version 3.
   cv::Mat descriptors;
   /// keypointCount() positions, working-image pixels, [i] for keypoint i.
   std::vector<cv::Point2f> points;
@@ -67,15 +69,16 @@ class StoredTarget {
   /// (the same bits): what TargetDatabase::save writes again.
   /// @throws std::runtime_error as decode().
   TargetModel decodeStored() const;
-  /// The descriptors only: keypointCount() × descriptorLength(descriptorType()) CV_32F unit rows,
-  /// decoded from the stored 8-bit rows or residual codes (the image is not decoded).
+  /// The descriptors only, as StoredKeypoints::descriptors: decoded from the stored 8-bit rows or
+  /// residual codes (the image is not decoded).
   /// @throws std::runtime_error as decode().
   cv::Mat decodeDescriptors() const;
   /// The descriptors and keypoint positions (the image is not decoded).
   /// @throws std::runtime_error as decode().
   StoredKeypoints decodeKeypoints() const;
-  /// How many times decode(), decodeStored(), decodeDescriptors() or decodeKeypoints() ran on this target (an observable for the
-  /// tests and the memory report: a target never verified nor found is never decoded).
+  /// How many times decode(), decodeStored(), decodeDescriptors() or decodeKeypoints() ran on
+  /// this target (an observable for the tests and the memory report: a target never verified
+  /// nor found is never decoded).
   int decodeCount() const { return decodes_.load(); }
 
  private:

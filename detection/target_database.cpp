@@ -24,11 +24,11 @@ constexpr std::uint32_t kMaxKeypoints = 1u << 20;
 constexpr double kMaxWordValue = 1e6;
 constexpr size_t kQuantizerSample = 100000;
 
-/// `model` and its `words` with at most `cap` tilted-view keypoints (-1: all): the strongest by
-/// response, kept in their order (the views' blocks, strongest first within each).
+/// `model` and its `words` with at most `cap` tilted-view keypoints (>= 0, fewer than the model
+/// has): the strongest by response, kept in their order (the views' blocks, strongest first
+/// within each).
 std::pair<TargetModel, std::vector<int>> capTilted(const TargetModel& model, const std::vector<int>& words, int cap) {
   const int frontal = model.frontalKeypoints(), tilted = model.tiltedKeypoints;
-  if (cap < 0 || tilted <= cap) return {model, words};
   std::vector<int> order(static_cast<size_t>(tilted));
   for (int i = 0; i < tilted; ++i) order[static_cast<size_t>(i)] = frontal + i;
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
@@ -122,8 +122,14 @@ void TargetDatabase::save(const std::string& path, const TargetDatabaseSaveOptio
     const DatabaseTarget& t = targets_[i];
     w.putString(t.name);
     binary::Writer record;
-    const auto [model, modelWords] = capTilted(modelOf(i), t.words, options.maxTiltedKeypoints);
-    encodeCompactTarget(model, {options.imageQuality, quantizer.get(), &modelWords}, record);
+    const TargetModel& model = modelOf(i);
+    const int cap = options.maxTiltedKeypoints;
+    if (cap >= 0 && model.tiltedKeypoints > cap) {
+      const auto [capped, cappedWords] = capTilted(model, t.words, cap);
+      encodeCompactTarget(capped, {options.imageQuality, quantizer.get(), &cappedWords}, record);
+    } else {
+      encodeCompactTarget(model, {options.imageQuality, quantizer.get(), &t.words}, record);
+    }
     w.put<std::uint64_t>(record.bytes().size());
     w.putBytes(record.bytes().data(), record.bytes().size());
   }
@@ -165,6 +171,13 @@ TargetDatabase TargetDatabase::load(const std::string& path, const TargetDatabas
   const bool keep = compact && options.keepCompact;
   binary::Reader r(payload, size, what);
   TargetDatabase db;
+  // A table of f32 values read from the file: each a number within ±kMaxWordValue.
+  const auto checkValues = [&](const cv::Mat& values, const char* rowName) {
+    cv::Point at;
+    if (!cv::checkRange(values, true, &at, -kMaxWordValue, kMaxWordValue))
+      r.fail(cv::format("%s %d holds %g, not a number in [%g, %g]", rowName, at.y,
+                        static_cast<double>(values.at<float>(at)), -kMaxWordValue, kMaxWordValue));
+  };
   // The vocabulary: K (u32), D (u32), K × D f32. Version 3 holds it first, followed by the
   // residual quantiser; versions 1 and 2 last, after the targets.
   const auto readVocabulary = [&](bool last) {
@@ -178,10 +191,7 @@ TargetDatabase TargetDatabase::load(const std::string& path, const TargetDatabas
     // A NaN, an infinity or a value whose square overflows made cv::kmeans, building the search
     // tree over more than 10 words, throw a cv::Exception out of load() instead of this error
     // naming the file (found with tests/fuzz/target_database_fuzzer.cpp).
-    cv::Point at;
-    if (!cv::checkRange(words, true, &at, -kMaxWordValue, kMaxWordValue))
-      r.fail(cv::format("vocabulary word %d holds %g, not a number in [%g, %g]", at.y,
-                        static_cast<double>(words.at<float>(at)), -kMaxWordValue, kMaxWordValue));
+    checkValues(words, "vocabulary word");
     db.vocabulary_ = Vocabulary(words);
   };
   if (version >= 3) {
@@ -197,10 +207,7 @@ TargetDatabase TargetDatabase::load(const std::string& path, const TargetDatabas
     if (bytes > r.remaining()) r.fail("payload ends inside the residual quantiser");
     cv::Mat codebooks(static_cast<int>(m * c), d / static_cast<int>(m), CV_32F);
     r.getBytes(codebooks.data, bytes, "the residual quantiser");
-    cv::Point at;
-    if (!cv::checkRange(codebooks, true, &at, -kMaxWordValue, kMaxWordValue))
-      r.fail(cv::format("residual quantiser row %d holds %g, not a number in [%g, %g]", at.y,
-                        static_cast<double>(codebooks.at<float>(at)), -kMaxWordValue, kMaxWordValue));
+    checkValues(codebooks, "residual quantiser row");
     db.quantizer_ = std::make_shared<const ResidualQuantizer>(db.vocabulary_.words(), codebooks, static_cast<int>(m));
   }
   const std::uint32_t count = r.count("target count", kMaxTargets);

@@ -89,8 +89,8 @@ class TargetDatabase {
   /// Writes the file atomically (a failure leaves any previous file as it was), in the format
   /// version kTargetDatabaseVersion: descriptors as their words and residual codes of a
   /// ResidualQuantizer trained here on an even sample of all targets' descriptors (a loaded
-  /// version-3 database keeps its own; a loaded database's descriptors are unit rows, on the
-  /// 1,001 photographs of docs/results.md within ~0.2 of those saved), images as `options` says,
+  /// version-3 database keeps its own; a loaded database's descriptors are near-unit rows, word +
+  /// centroids, on the 1,001 photographs of docs/results.md within ~0.2 of those saved), images as `options` says,
   /// keypoint positions within S / 131070 px (S: the image's longer side), everything else as it
   /// is; at most options.maxTiltedKeypoints tilted-view keypoints a target. Stored targets are
   /// decoded.
