@@ -89,7 +89,7 @@ cv::Mat trackableImage(const ImageView& v, cv::Mat& scratch) {
     case PixelFormat::Nv21:
     case PixelFormat::Nv12:
     case PixelFormat::I420: return wrap(v.data, v.height, v.width, CV_8UC1, stride);  // the luma plane, in place
-    case PixelFormat::Bgr8: return wrap(v.data, v.height, v.width, CV_8UC3, stride);
+    case PixelFormat::Bgr8: cv::cvtColor(wrap(v.data, v.height, v.width, CV_8UC3, stride), scratch, cv::COLOR_BGR2GRAY); break;
     case PixelFormat::Rgba8: cv::cvtColor(wrap(v.data, v.height, v.width, CV_8UC4, stride), scratch, cv::COLOR_RGBA2GRAY); break;
     case PixelFormat::Bgra8: cv::cvtColor(wrap(v.data, v.height, v.width, CV_8UC4, stride), scratch, cv::COLOR_BGRA2GRAY); break;
     case PixelFormat::Yuyv: cv::cvtColor(wrap(v.data, v.height, v.width, CV_8UC2, stride), scratch, cv::COLOR_YUV2GRAY_YUYV); break;

@@ -20,9 +20,11 @@ ImageView viewOf(const cv::Mat& frame, const std::string& argument);
 /// @throws nft::InputError "<argument>: <field> = <value>: expected ..." naming the field.
 void checkView(const ImageView& view, const std::string& argument);
 
-/// The image the tracker runs on, for a checked view: CV_8UC1 wrapping the pixels of Gray8 and
-/// the Y plane of NV21 / NV12 / I420 (no copy; its step is the view's stride); CV_8UC3 wrapping
-/// Bgr8 (the tracker converts it); a grey conversion into `scratch` for Rgba8, Bgra8 and Yuyv.
+/// The image the tracker runs on, for a checked view, always CV_8UC1: wrapping the pixels of
+/// Gray8 and the Y plane of NV21 / NV12 / I420 (no copy; its step is the view's stride); a grey
+/// conversion (cv::cvtColor's) into `scratch` for Bgr8, Rgba8, Bgra8 and Yuyv — once for both
+/// lanes and the final refinement, which reads the grey frame's pixels (it sampled a BGR frame's
+/// three channels at every sample before, and the tracker converted it again).
 /// The result points into the view's memory or into `scratch`.
 cv::Mat trackableImage(const ImageView& view, cv::Mat& scratch);
 

@@ -238,16 +238,12 @@ struct Session::Impl {
     setCamera(session::cameraCalibration(options.config.camera, size));
   }
 
-  /// A frame's trackable image (trackableImage()) at the working frame's size: grey and downscaled
-  /// when the working frame is smaller (a grey conversion first: a third of the pixels to resize).
-  /// `full` gets the full-resolution image (CV_8UC1 or CV_8UC3) the final refinement reads.
+  /// A frame's trackable image (trackableImage(), grey) at the working frame's size: downscaled
+  /// when the working frame is smaller. `full` gets the full-resolution grey image the final
+  /// refinement reads.
   cv::Mat workingImage(const ImageView& view, cv::Mat& full) {
     full = session::trackableImage(view, scratch);
     if (working->factor() == 1) return full;
-    if (full.channels() == 3) {
-      cv::cvtColor(full, scratch, cv::COLOR_BGR2GRAY);
-      full = scratch;
-    }
     return working->toWorking(full, workingScratch);
   }
 
@@ -261,9 +257,7 @@ struct Session::Impl {
     session::PipelineOptions trainOptions = pipeline;
     if (widthMetres > 0) trainOptions.training.widthMetres = widthMetres;
     const CallerGlState callerState;
-    cv::Mat gray = session::trackableImage(view, scratch);
-    if (gray.channels() == 3) cv::cvtColor(gray, gray, cv::COLOR_BGR2GRAY);
-    const cv::Mat image = session::rectifyQuad(gray, quad);
+    const cv::Mat image = session::rectifyQuad(session::trackableImage(view, scratch), quad);
     session::LoadedTarget loaded = session::trainTargetImage(image, label, trainOptions, caps);
     loaded.source = "<frame>";
     const cv::Size modelSize = loaded.model.image.size();
@@ -284,7 +278,7 @@ struct Session::Impl {
     const auto convertStart = Clock::now();
     cv::Mat full;
     const cv::Mat image = workingImage(view, full);
-    // The detection frame, where finer than the working one (`full` is grey then).
+    // The detection frame, where finer than the working one.
     const cv::Mat detection = working->finerDetection() ? working->toDetection(full, detectionScratch) : cv::Mat();
     FrameResult r;
     r.timings.convert = msSince(convertStart);
