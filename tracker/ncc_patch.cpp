@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include <opencv2/core/hal/intrin.hpp>
+
 namespace nft::tracker {
 namespace {
 
@@ -36,6 +38,110 @@ double localScale(const cv::Matx33d& frameToTarget, cv::Point2d p) {
   return top + fy * (bottom - top);
 }
 
+/// Σ (v_i − offset) over n floats, or Σ (v_i − offset)² when `squared`, in OpenCV's universal
+/// intrinsics (independent lanes instead of one chain of dependent additions).
+float sumOf(const float* v, int n, float offset, bool squared = false) {
+  int i = 0;
+  float sum = 0;
+#if CV_SIMD
+  constexpr int lanes = cv::v_float32::nlanes;
+  const cv::v_float32 o = cv::vx_setall_f32(offset);
+  cv::v_float32 acc = cv::vx_setzero_f32();
+  for (; i + lanes <= n; i += lanes) {
+    const cv::v_float32 d = cv::vx_load(v + i) - o;
+    acc = squared ? cv::v_fma(d, d, acc) : acc + d;
+  }
+  sum = cv::v_reduce_sum(acc);
+#endif
+  for (; i < n; ++i) sum += squared ? (v[i] - offset) * (v[i] - offset) : v[i] - offset;
+  return sum;
+}
+
+/// bilinear() at 4 points (x, y) of `image` (CV_8UC1) within [0, cols − 1] × [0, rows − 1]: the
+/// corners' pixels read one by one, the weights and the blend in vectors (the same arithmetic).
+inline cv::v_float32x4 bilinear4(const cv::Mat& image, const cv::v_float32x4& x, const cv::v_float32x4& y) {
+  const cv::v_int32x4 zero = cv::v_setzero_s32();
+  const cv::v_int32x4 ix = cv::v_max(cv::v_min(cv::v_trunc(x), cv::v_setall_s32(image.cols - 2)), zero);
+  const cv::v_int32x4 iy = cv::v_max(cv::v_min(cv::v_trunc(y), cv::v_setall_s32(image.rows - 2)), zero);
+  const cv::v_float32x4 fx = x - cv::v_cvt_f32(ix), fy = y - cv::v_cvt_f32(iy);
+  int xs[4], ys[4];
+  cv::v_store(xs, ix);
+  cv::v_store(ys, iy);
+  const size_t step = image.step;
+  const uchar* p[4];
+  for (int k = 0; k < 4; ++k) p[k] = image.data + static_cast<size_t>(ys[k]) * step + xs[k];
+  const auto corner = [&](size_t offset) {
+    return cv::v_cvt_f32(cv::v_int32x4(p[0][offset], p[1][offset], p[2][offset], p[3][offset]));
+  };
+  const cv::v_float32x4 a = corner(0), b = corner(1), c = corner(step), d = corner(step + 1);
+  const cv::v_float32x4 top = a + fx * (b - a), bottom = c + fx * (d - c);
+  return top + fy * (bottom - top);
+}
+
+/// The sampling grid of a template (warpPatchInto): grid pixel (i, j) is the target point (level
+/// pixels) (X, Y) / W with (X, Y, W) = G · (x0 + i·step, y0 + j·step, 1), averaged over `taps`
+/// taps at offsets[k] · streak from it.
+struct TapGrid {
+  cv::Matx33d G;
+  double x0 = 0, y0 = 0, step = 1;
+  int size = 0, taps = 1;
+  cv::Point2d streak;
+  double offsets[kMaxBlurTaps] = {};
+  double at(int row, int i, int j) const { return G(row, 0) * (x0 + i * step) + G(row, 1) * (y0 + j * step) + G(row, 2); }
+};
+
+/// The grid's values into v (row-major) when every tap lies inside `target` (no checks): four
+/// pixels of a row at a time, the positions, the bilinear weights and the blending in vectors,
+/// only the pixel reads one by one. size a multiple of 4.
+void sampleInside(const cv::Mat& target, const TapGrid& g, float* v) {
+  const float invTaps = 1.0f / static_cast<float>(g.taps);
+  const cv::v_float32x4 steps(0.f, 1.f, 2.f, 3.f);
+  const double dX = g.G(0, 0) * g.step, dY = g.G(1, 0) * g.step, dW = g.G(2, 0) * g.step;
+  const cv::v_float32x4 stepX = cv::v_setall_f32(static_cast<float>(dX)) * steps,
+                        stepY = cv::v_setall_f32(static_cast<float>(dY)) * steps,
+                        stepW = cv::v_setall_f32(static_cast<float>(dW)) * steps;
+  for (int j = 0; j < g.size; ++j) {
+    const double X0 = g.at(0, 0, j), Y0 = g.at(1, 0, j), W0 = g.at(2, 0, j);
+    for (int i = 0; i < g.size; i += 4, v += 4) {
+      const cv::v_float32x4 X = cv::v_setall_f32(static_cast<float>(X0 + i * dX)) + stepX;
+      const cv::v_float32x4 Y = cv::v_setall_f32(static_cast<float>(Y0 + i * dY)) + stepY;
+      const cv::v_float32x4 r = cv::v_setall_f32(1.0f) / (cv::v_setall_f32(static_cast<float>(W0 + i * dW)) + stepW);
+      const cv::v_float32x4 qx = X * r, qy = Y * r;
+      if (g.taps == 1) {
+        cv::v_store(v, bilinear4(target, qx, qy));
+        continue;
+      }
+      cv::v_float32x4 sum = cv::v_setzero_f32();
+      for (int k = 0; k < g.taps; ++k)
+        sum += bilinear4(target, qx + cv::v_setall_f32(static_cast<float>(g.offsets[k] * g.streak.x)),
+                         qy + cv::v_setall_f32(static_cast<float>(g.offsets[k] * g.streak.y)));
+      cv::v_store(v, sum * cv::v_setall_f32(invTaps));
+    }
+  }
+}
+
+/// The grid's values into v, every tap checked: false as soon as one falls outside `target` (or
+/// is NaN).
+bool sampleChecked(const cv::Mat& target, const TapGrid& g, float* v) {
+  const double maxX = target.cols - 1, maxY = target.rows - 1;
+  const double dX = g.G(0, 0) * g.step, dY = g.G(1, 0) * g.step, dW = g.G(2, 0) * g.step;
+  for (int j = 0; j < g.size; ++j) {
+    double X = g.at(0, 0, j), Y = g.at(1, 0, j), W = g.at(2, 0, j);
+    for (int i = 0; i < g.size; ++i, ++v, X += dX, Y += dY, W += dW) {
+      const double r = 1.0 / W;
+      const double qx = X * r, qy = Y * r;
+      float value = 0;
+      for (int k = 0; k < g.taps; ++k) {
+        const double x = qx + g.offsets[k] * g.streak.x, y = qy + g.offsets[k] * g.streak.y;
+        if (!(x >= 0 && y >= 0 && x <= maxX && y <= maxY)) return false;
+        value += bilinear(target, x, y);
+      }
+      *v = g.taps == 1 ? value : value / static_cast<float>(g.taps);
+    }
+  }
+  return true;
+}
+
 /// NCC of the template with the window whose top-left pixel is `origin` (inside the image).
 float ncc(const cv::Mat& image, const PatchTemplate& patch, cv::Point origin) {
   const int n = patch.size;
@@ -62,106 +168,111 @@ float parabolaPeak(float a, float b, float c) {
   return std::clamp(0.5f * (a - c) / denominator, -0.5f, 0.5f);
 }
 
-/// Patch sides up to which a window's Σw and Σw² are integers below 2^24 (16² · 255² < 2^24): a
-/// float sums them exactly in any order, so integer box sums give ncc()'s values bit for bit.
+/// Patch sides scoreShifts() takes: a window's Σw and Σw² are integers below 2^24 (16² · 255² <
+/// 2^24, exact as floats), and its quantised dot product fits 32 bits (16² · 32767 · 255 < 2^31).
 constexpr int kMaxExactSumSize = 16;
 
-/// Four floats: the NCC numerators of four neighbouring shifts of one row. A GCC/Clang vector
-/// extension, compiled to the target's SIMD (SSE2, NEON) without intrinsics; `acc += t * w` keeps
-/// the scalar code's rounding (each lane is ncc()'s sum, term by term in the same order).
-typedef float Float4 __attribute__((vector_size(16)));
-constexpr int kShiftsPerVector = 4;
-
-Float4 load4(const float* p) {
-  Float4 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-/// Scratch of scoreShifts(), kept per thread so that a search allocates nothing once warm.
+/// Scratch of scoreShifts(), kept per thread.
 struct SearchScratch {
-  std::vector<float> pixels;       // the search area, as floats, rows of `stride` (zero padded)
+  std::vector<short> pixels;       // the search area as 16-bit integers, rows of `stride` (zero padded)
+  std::vector<short> weights;      // the template as 16-bit integers, rows of `padded`
   std::vector<int> sums, squares;  // integral images of the area (Σw, Σw²), (rows + 1) × (cols + 1)
-  std::vector<float> dots;         // NCC numerators, row by row of shifts, blocks × 4 per row
 };
 
 /// ncc() of every shift in [first, last] (both inside the image, as searchNcc clips them), for a
-/// patch of side <= kMaxExactSumSize, into out[(dy − first.y) · outStride + (dx − first.x)] — the
-/// same values, bit for bit, at a fraction of the cost: the search area is converted to float
-/// once instead of once per shift, Σw and Σw² come from integral images (exact), and the dot
-/// products of 4 neighbouring shifts run side by side in one vector, 4 vectors at a time (the
-/// scalar loop waits on one addition after another).
+/// patch of side <= kMaxExactSumSize, into out[(dy − first.y) · outStride + (dx − first.x)], with
+/// the dot products in 16-bit integers (OpenCV's universal intrinsics): the template quantised to
+/// round(t · Q), Q = 32767 / max |t|, each row's 8 products summed in pairs by v_dotprod (8
+/// multiply-adds an instruction, where the float vectors make 4 in two), 4 neighbouring shifts at
+/// a time, and the area converted once instead of once per shift. Exact integer sums of the
+/// quantised products: the scores differ from ncc()'s by the quantisation, about 1e-5
+/// (ncc_patch_test bounds it), far below what moves a peak. Σw and Σw² come from integral images
+/// of the area (exact). On cmu_book, radius 4 (the half-resolution stage): 2.3 -> 1.0 µs a search
+/// against the float vectors of 4 shifts this replaced.
 void scoreShifts(const cv::Mat& image, const PatchTemplate& patch, cv::Point centre, cv::Point first, cv::Point last,
                  float* out, int outStride) {
   thread_local SearchScratch scratch;
   const int n = patch.size, half = n / 2;
+  const int padded = (n + 7) / 8 * 8;  // a template row in 8-lane steps (zeros past n)
   const int width = last.x - first.x + 1, height = last.y - first.y + 1;
-  const int blocks = (width + kShiftsPerVector - 1) / kShiftsPerVector;
+  const int blocks = (width + 3) / 4;  // shifts scored 4 at a time
   const int areaCols = width + n - 1, areaRows = height + n - 1;
-  const int stride = blocks * kShiftsPerVector + n - 1;  // every block reads 4 + n − 1 columns
+  const int stride = blocks * 4 + padded;  // every block reads 3 + padded columns past its first
   const int integralCols = areaCols + 1;
   const cv::Point origin = centre + first - cv::Point(half, half);
   const auto at = [](int i) { return static_cast<size_t>(i); };
 
+  float largest = 0;
+  for (const float t : patch.values) largest = std::max(largest, std::abs(t));
+  const float quantum = largest > 0 ? 32767.0f / largest : 1.0f;
+  scratch.weights.assign(at(n * padded), 0);
+  int weightSum = 0;  // Σ round(t · Q): the rounding leaves it off 0, by a few units
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      const short q = static_cast<short>(std::lround(patch.values[at(j * n + i)] * quantum));
+      scratch.weights[at(j * padded + i)] = q;
+      weightSum += q;
+    }
+
   scratch.pixels.resize(at(areaRows * stride));
-  scratch.sums.assign(at((areaRows + 1) * integralCols), 0);
-  scratch.squares.assign(at((areaRows + 1) * integralCols), 0);
-  float* pixels = scratch.pixels.data();
+  scratch.sums.resize(at((areaRows + 1) * integralCols));
+  scratch.squares.resize(at((areaRows + 1) * integralCols));
+  short* pixels = scratch.pixels.data();
   int* sums = scratch.sums.data();
   int* squares = scratch.squares.data();
+  std::fill(sums, sums + integralCols, 0);
+  std::fill(squares, squares + integralCols, 0);
   for (int y = 0; y < areaRows; ++y) {
     const uchar* row = image.ptr<uchar>(origin.y + y) + origin.x;
-    float* dst = pixels + y * stride;
+    short* dst = pixels + y * stride;
+    int* sumRow = sums + (y + 1) * integralCols;
+    int* squareRow = squares + (y + 1) * integralCols;
+    sumRow[0] = squareRow[0] = 0;
     int rowSum = 0, rowSquares = 0;
     for (int x = 0; x < areaCols; ++x) {
       const int w = row[x];
-      dst[x] = static_cast<float>(w);
+      dst[x] = static_cast<short>(w);
       rowSum += w;
       rowSquares += w * w;
-      sums[(y + 1) * integralCols + x + 1] = sums[y * integralCols + x + 1] + rowSum;
-      squares[(y + 1) * integralCols + x + 1] = squares[y * integralCols + x + 1] + rowSquares;
+      sumRow[x + 1] = sumRow[x + 1 - integralCols] + rowSum;
+      squareRow[x + 1] = squareRow[x + 1 - integralCols] + rowSquares;
     }
-    for (int x = areaCols; x < stride; ++x) dst[x] = 0;  // shifts past `last` (ignored)
+    std::fill(dst + areaCols, dst + stride, static_cast<short>(0));  // shifts past `last` (ignored)
   }
 
-  // Dot products: task q is block q % blocks of shift row q / blocks; 4 tasks at a time (the last
-  // group repeats its last task).
-  const int tasks = height * blocks;
-  scratch.dots.resize(at(tasks * kShiftsPerVector));
-  const float* t = patch.values.data();
-  for (int q = 0; q < tasks; q += 4) {
-    const float* p[4];
-    for (int k = 0; k < 4; ++k) {
-      const int task = std::min(q + k, tasks - 1);
-      p[k] = pixels + (task / blocks) * stride + (task % blocks) * kShiftsPerVector;
-    }
-    Float4 a0 = {0, 0, 0, 0}, a1 = a0, a2 = a0, a3 = a0;
-    for (int j = 0; j < n; ++j) {
-      const float* tr = t + j * n;
-      const int o = j * stride;
-      for (int i = 0; i < n; ++i) {
-        const Float4 tv = {tr[i], tr[i], tr[i], tr[i]};
-        a0 += tv * load4(p[0] + o + i);
-        a1 += tv * load4(p[1] + o + i);
-        a2 += tv * load4(p[2] + o + i);
-        a3 += tv * load4(p[3] + o + i);
-      }
-    }
-    const Float4 acc[4] = {a0, a1, a2, a3};
-    for (int k = 0; k < 4 && q + k < tasks; ++k)
-      std::memcpy(scratch.dots.data() + (q + k) * kShiftsPerVector, &acc[k], sizeof(Float4));
-  }
-
-  const float count = static_cast<float>(n * n);
+  const short* t = scratch.weights.data();
+  const float count = static_cast<float>(n * n), toDot = 1.0f / quantum;
   for (int sy = 0; sy < height; ++sy)
-    for (int sx = 0; sx < width; ++sx) {
-      const int top = sy * integralCols + sx, bottom = (sy + n) * integralCols + sx;
-      const float sum = static_cast<float>(sums[bottom + n] - sums[bottom] - sums[top + n] + sums[top]);
-      const float sumSq = static_cast<float>(squares[bottom + n] - squares[bottom] - squares[top + n] + squares[top]);
-      const float dot = scratch.dots[at(sy * blocks * kShiftsPerVector + sx)];
-      // As ncc(): Σ t = 0 and the template's norm is 1.
-      const float variance = sumSq - sum * sum / count;
-      out[sy * outStride + sx] = variance > 1e-3f ? dot / std::sqrt(variance) : 0.0f;
+    for (int b = 0; b < blocks; ++b) {
+      cv::v_int32x4 a0 = cv::v_setzero_s32(), a1 = a0, a2 = a0, a3 = a0;
+      for (int j = 0; j < n; ++j) {
+        const short* p = pixels + (sy + j) * stride + b * 4;
+        for (int c = 0; c < padded; c += 8) {
+          const cv::v_int16x8 tv = cv::v_load(t + j * padded + c);
+          a0 = cv::v_dotprod(tv, cv::v_load(p + c), a0);
+          a1 = cv::v_dotprod(tv, cv::v_load(p + c + 1), a1);
+          a2 = cv::v_dotprod(tv, cv::v_load(p + c + 2), a2);
+          a3 = cv::v_dotprod(tv, cv::v_load(p + c + 3), a3);
+        }
+      }
+      // Lane k of the transposed sums is shift 4b + k's whole dot product.
+      cv::v_int32x4 b0, b1, b2, b3;
+      cv::v_transpose4x4(a0, a1, a2, a3, b0, b1, b2, b3);
+      int dots[4];
+      cv::v_store(dots, b0 + b1 + b2 + b3);
+      for (int k = 0; k < 4 && b * 4 + k < width; ++k) {
+        const int sx = b * 4 + k;
+        const int top = sy * integralCols + sx, bottom = (sy + n) * integralCols + sx;
+        const float sum = static_cast<float>(sums[bottom + n] - sums[bottom] - sums[top + n] + sums[top]);
+        const float sumSq =
+            static_cast<float>(squares[bottom + n] - squares[bottom] - squares[top + n] + squares[top]);
+        // As ncc(): the template's norm is 1; its quantised values do not sum to 0, so their
+        // dot product with the window's mean is taken off (else it adds the mean grey times a
+        // few units of the quantum: 5e-4 on a 4 × 4 patch).
+        const float variance = sumSq - sum * sum / count;
+        const float dot = static_cast<float>(dots[k]) - static_cast<float>(weightSum) * sum / count;
+        out[sy * outStride + sx] = variance > 1e-3f ? dot * toDot / std::sqrt(variance) : 0.0f;
+      }
     }
 }
 
@@ -174,11 +285,18 @@ PatchTemplate warpPatch(const std::vector<cv::Mat>& targetPyramid, const cv::Mat
 
 PatchTemplate warpPatchBlurred(const std::vector<cv::Mat>& targetPyramid, const cv::Matx33d& frameToTarget,
                                cv::Point centre, int frameLevel, int size, cv::Point2d streak, float minStdDev) {
+  PatchTemplate patch;
+  warpPatchInto(targetPyramid, frameToTarget, centre, frameLevel, size, streak, patch, minStdDev);
+  return patch;
+}
+
+void warpPatchInto(const std::vector<cv::Mat>& targetPyramid, const cv::Matx33d& frameToTarget, cv::Point centre,
+                   int frameLevel, int size, cv::Point2d streak, PatchTemplate& patch, float minStdDev) {
   if (targetPyramid.empty() || targetPyramid[0].empty())
     throw std::invalid_argument("warpPatch: the target pyramid is empty");
   if (size < 2) throw std::invalid_argument("warpPatch: patch size must be >= 2, got " + std::to_string(size));
-  PatchTemplate patch;
   patch.size = size;
+  patch.valid = false;
   patch.values.resize(static_cast<size_t>(size) * static_cast<size_t>(size));
 
   const double levelScale = std::ldexp(1.0, frameLevel);
@@ -206,9 +324,7 @@ PatchTemplate warpPatchBlurred(const std::vector<cv::Mat>& targetPyramid, const 
   const double toLevel = std::ldexp(1.0, -targetLevel);
   const double maxX = target.cols - 1, maxY = target.rows - 1;
 
-  double sum = 0, sumSq = 0;
   const int half = size / 2;
-  float* v = patch.values.data();
   // The streak in the target (level pixels), from the patch's centre: the taps of every grid
   // pixel follow it (the homography's change of scale within a patch is negligible for the blur).
   cv::Point2d targetStreak(0, 0);
@@ -216,36 +332,51 @@ PatchTemplate warpPatchBlurred(const std::vector<cv::Mat>& targetPyramid, const 
     targetStreak = (apply(frameToTarget, centreFull.x + 0.5 * streak.x, centreFull.y + 0.5 * streak.y) -
                     apply(frameToTarget, centreFull.x - 0.5 * streak.x, centreFull.y - 0.5 * streak.y)) *
                    toLevel;
-  for (int j = 0; j < size; ++j)
-    for (int i = 0; i < size; ++i, ++v) {
-      const cv::Point2d q =
-          apply(frameToTarget, (centre.x - half + i) * levelScale, (centre.y - half + j) * levelScale) * toLevel;
-      if (taps == 1) {  // no blur: one bilinear sample
-        if (!(q.x >= 0 && q.y >= 0 && q.x <= maxX && q.y <= maxY)) return patch;  // outside the target (or NaN)
-        *v = bilinear(target, q.x, q.y);
-        sum += *v;
-        sumSq += static_cast<double>(*v) * *v;
+  // Grid pixel (i, j) is the full-resolution frame point p = (x0 + i·L, y0 + j·L); its target
+  // point (level pixels) is (X, Y) / W with X, Y, W affine in (i, j): stepped along each row
+  // instead of a matrix product and two divisions per pixel.
+  TapGrid grid;
+  grid.G = cv::Matx33d(toLevel, 0, 0, 0, toLevel, 0, 0, 0, 1) * frameToTarget;
+  grid.x0 = (centre.x - half) * levelScale;
+  grid.y0 = (centre.y - half) * levelScale;
+  grid.step = levelScale;
+  grid.size = size;
+  grid.taps = taps;
+  grid.streak = targetStreak;
+  for (int k = 0; k < taps; ++k) grid.offsets[k] = taps == 1 ? 0.0 : static_cast<double>(k) / (taps - 1) - 0.5;
+  // Every sample inside the target without a check per pixel: where W > 0 at the grid's corners
+  // it is positive over the grid, whose image is then the convex quad of the corners' images,
+  // and the taps stay within ± half the streak of it; so the corners ± half the streak inside
+  // the target put every tap inside. Else each tap is checked (the template may still be valid).
+  bool inside = true;
+  for (const int j : {0, size - 1})
+    for (const int i : {0, size - 1}) {
+      const double w = grid.at(2, i, j);
+      if (!(w > 0)) {
+        inside = false;
         continue;
       }
-      float value = 0;
-      for (int k = 0; k < taps; ++k) {
-        const double a = taps == 1 ? 0.0 : static_cast<double>(k) / (taps - 1) - 0.5;
+      const cv::Point2d q(grid.at(0, i, j) / w, grid.at(1, i, j) / w);
+      for (const double a : {-0.5, 0.5}) {
         const double x = q.x + a * targetStreak.x, y = q.y + a * targetStreak.y;
-        if (!(x >= 0 && y >= 0 && x <= maxX && y <= maxY)) return patch;  // outside the target (or NaN)
-        value += bilinear(target, x, y);
+        inside = inside && x >= 0 && y >= 0 && x <= maxX && y <= maxY;
       }
-      *v = value / static_cast<float>(taps);
-      sum += *v;
-      sumSq += static_cast<double>(*v) * *v;
     }
-  const double count = static_cast<double>(patch.values.size());
-  const double mean = sum / count;
-  const double variance = std::max(0.0, sumSq / count - mean * mean);
-  if (std::sqrt(variance) < minStdDev) return patch;
-  const double norm = std::sqrt(variance * count);
-  for (float& value : patch.values) value = static_cast<float>((value - mean) / norm);
+  // The samples first, their statistics after: summed in the loop, the sums were a chain of
+  // dependent additions (one through the stack) that held up the independent samples.
+  if (inside && size % 4 == 0)
+    sampleInside(target, grid, patch.values.data());
+  else if (!sampleChecked(target, grid, patch.values.data()))
+    return;
+  // Mean, then the sum of squared deviations (two passes: no cancellation).
+  const int count = static_cast<int>(patch.values.size());
+  float* values = patch.values.data();
+  const float mean = sumOf(values, count, 0.0f) / static_cast<float>(count);
+  const float squares = sumOf(values, count, mean, true);
+  if (std::sqrt(squares / static_cast<float>(count)) < minStdDev) return;
+  const float scale = 1.0f / std::sqrt(squares);
+  for (int i = 0; i < count; ++i) values[i] = (values[i] - mean) * scale;
   patch.valid = true;
-  return patch;
 }
 
 NccPeak searchNcc(const cv::Mat& image, const PatchTemplate& patch, cv::Point centre, int radius, bool clipToImage) {

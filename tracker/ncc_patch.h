@@ -55,6 +55,11 @@ PatchTemplate warpPatchBlurred(const std::vector<cv::Mat>& targetPyramid, const 
                                cv::Point centre, int frameLevel, int size, cv::Point2d streak,
                                float minStdDev = 2.0f);
 
+/// warpPatchBlurred() into `patch`, reusing its buffer (the tracking lane warps hundreds of
+/// templates a frame: no allocation once warm). Same results, rules and errors.
+void warpPatchInto(const std::vector<cv::Mat>& targetPyramid, const cv::Matx33d& frameToTarget, cv::Point centre,
+                   int frameLevel, int size, cv::Point2d streak, PatchTemplate& patch, float minStdDev = 2.0f);
+
 /// Largest search radius searchNcc() takes, level pixels.
 constexpr int kMaxSearchRadius = 32;
 
@@ -75,9 +80,10 @@ struct NccPeak {
 ///   searched (a patch near the frame's border, a target partly out of view); found = false when
 ///   none does. A peak on the clipped border gets no sub-pixel refinement across it.
 /// Cost: for patches up to 16 × 16 the window sums come from integral images of the search area
-/// and the dot products of 4 neighbouring shifts are computed side by side (SIMD), giving the
-/// same scores bit for bit as the window-by-window sum (ncc_patch_test checks it) in about a
-/// third of the time; larger patches are scored window by window.
+/// and the dot products of 4 neighbouring shifts run side by side in 16-bit integers (the
+/// template quantised to 15 bits; OpenCV's universal intrinsics), the scores within about 1e-5
+/// of the window-by-window float sum (ncc_patch_test bounds them); larger patches are scored
+/// window by window.
 /// @throws std::invalid_argument for an image that is not CV_8UC1, an invalid patch or a radius outside
 ///   [0, kMaxSearchRadius].
 NccPeak searchNcc(const cv::Mat& image, const PatchTemplate& patch, cv::Point centre, int radius,

@@ -117,9 +117,9 @@ TEST(NccPatchTest, SearchAreaOutsideTheImageIsNotFound) {
 
 /// searchNcc as it was before the vectorised scoring (tracker/ncc_patch.cpp, scoreShifts): every
 /// shift's NCC computed window by window, in float, term by term. The reference the fast search
-/// must equal bit for bit.
+/// must match; `table` gets every shift's score ((dy + r)(2r + 1) + dx + r; −2 where not searched).
 NccPeak referenceSearchNcc(const cv::Mat& image, const PatchTemplate& patch, cv::Point centre, int radius,
-                           bool clipToImage) {
+                           bool clipToImage, std::vector<float>* table = nullptr) {
   NccPeak peak;
   const int n = patch.size, half = n / 2, r = radius;
   int x0 = -r, x1 = r, y0 = -r, y1 = r;
@@ -131,7 +131,7 @@ NccPeak referenceSearchNcc(const cv::Mat& image, const PatchTemplate& patch, cv:
     if (x0 > x1 || y0 > y1) return peak;
   }
   const int s = 2 * r + 1;
-  std::vector<float> scores(static_cast<size_t>(s * s));
+  std::vector<float> scores(static_cast<size_t>(s * s), -2.0f);
   int best = -1;
   for (int dy = y0; dy <= y1; ++dy)
     for (int dx = x0; dx <= x1; ++dx) {
@@ -163,10 +163,11 @@ NccPeak referenceSearchNcc(const cv::Mat& image, const PatchTemplate& patch, cv:
   };
   if (bx > x0 && bx < x1) peak.shift.x += parabola(score(best - 1), score(best), score(best + 1));
   if (by > y0 && by < y1) peak.shift.y += parabola(score(best - s), score(best), score(best + s));
+  if (table) *table = scores;
   return peak;
 }
 
-TEST(NccPatchTest, SearchEqualsTheWindowByWindowNccBitForBit) {
+TEST(NccPatchTest, SearchMatchesTheWindowByWindowNcc) {
   // Textured, flat (zero-variance windows score 0) and saturated regions; every patch size the
   // tracking lane accepts; radii from 0 to the largest; centres inside, near and across the
   // border (clipped and not).
@@ -176,7 +177,7 @@ TEST(NccPatchTest, SearchEqualsTheWindowByWindowNccBitForBit) {
   cv::GaussianBlur(image, image, cv::Size(5, 5), 1.5);
   image(cv::Rect(0, 0, 40, 40)).setTo(128);
   image(cv::Rect(120, 80, 40, 40)).setTo(255);
-  int compared = 0;
+  int compared = 0, samePeak = 0;
   for (int size = 4; size <= 32; size += 2)
     for (int trial = 0; trial < 40; ++trial) {
       PatchTemplate patch;
@@ -194,18 +195,38 @@ TEST(NccPatchTest, SearchEqualsTheWindowByWindowNccBitForBit) {
       const int radius = trial < 4 ? trial : (trial == 4 ? kMaxSearchRadius : rng.uniform(0, 12));
       const cv::Point centre(rng.uniform(-10, image.cols + 10), rng.uniform(-10, image.rows + 10));
       for (const bool clip : {false, true}) {
-        const NccPeak expected = referenceSearchNcc(image, patch, centre, radius, clip);
+        std::vector<float> table;
+        const NccPeak expected = referenceSearchNcc(image, patch, centre, radius, clip, &table);
         const NccPeak actual = searchNcc(image, patch, centre, radius, clip);
-        ASSERT_EQ(actual.found, expected.found) << "size " << size << " radius " << radius << " at " << centre;
+        const std::string where =
+            "size " + std::to_string(size) + " radius " + std::to_string(radius) + " at " + std::to_string(centre.x) +
+            "," + std::to_string(centre.y);
+        ASSERT_EQ(actual.found, expected.found) << where;
         if (!expected.found) continue;
         ++compared;
-        // Exact equality: the scores' bits, hence the same peak and the same sub-pixel shift.
-        EXPECT_EQ(actual.score, expected.score) << "size " << size << " radius " << radius << " at " << centre;
-        EXPECT_EQ(actual.shift.x, expected.shift.x) << "size " << size << " radius " << radius << " at " << centre;
-        EXPECT_EQ(actual.shift.y, expected.shift.y) << "size " << size << " radius " << radius << " at " << centre;
+        // Patches up to 16 × 16 are scored with a 16-bit template (scoreShifts): the scores within
+        // its quantisation of the float ones (measured up to 1.2e-5), the peak at the same shift or
+        // at one the float scores tie with it (within twice the bound), the sub-pixel shift close.
+        EXPECT_NEAR(actual.score, expected.score, 5e-5) << where;
+        const int s = 2 * radius + 1;
+        const int ax = static_cast<int>(std::lround(actual.shift.x)), ay = static_cast<int>(std::lround(actual.shift.y));
+        const float atActual = table[static_cast<size_t>((ay + radius) * s + ax + radius)];
+        EXPECT_NEAR(atActual, expected.score, 1e-4) << where;
+        if (ax == static_cast<int>(std::lround(expected.shift.x)) && ay == static_cast<int>(std::lround(expected.shift.y))) {
+          ++samePeak;
+          EXPECT_NEAR(actual.shift.x, expected.shift.x, 0.01) << where;
+          EXPECT_NEAR(actual.shift.y, expected.shift.y, 0.01) << where;
+        }
+        // Patches over 16 × 16 are scored window by window as the reference is: bit for bit.
+        if (size > 16) {
+          EXPECT_EQ(actual.score, expected.score) << where;
+          EXPECT_EQ(actual.shift.x, expected.shift.x) << where;
+          EXPECT_EQ(actual.shift.y, expected.shift.y) << where;
+        }
       }
     }
   EXPECT_GT(compared, 300);  // most draws search something
+  EXPECT_GT(samePeak, compared * 95 / 100);  // a tie moves the peak now and then, no more
 }
 
 TEST(NccPatchTest, RejectsBadArguments) {
