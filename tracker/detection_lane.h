@@ -33,8 +33,9 @@
 //              cv::RANSAC); rejected when it has fewer than minInliers inliers or the
 //              projected target quad is implausible (tracker/quad_check.h — never by the sign of
 //              det of H's 2×2 block, which is negative for legitimate far-tilted views).
-// 5. pose:     planar PnP (IPPE + LM, tracker/pose.h) on the inliers, metric with the model's
-//              metresPerPixel().
+// 5. pose:     planar PnP (IPPE + LM, tracker/pose.h) of the homography: fitted to a 3 × 3 grid
+//              of target points mapped by it (poseFromHomography), metric with the model's
+//              metresPerPixel(); its reprojection error is measured on the inliers.
 //
 // Frame size: fixed at construction by calibration.imageSize (SurfEs's textures are allocated
 // for it). A frame of another size is an error (std::invalid_argument naming both sizes): the
@@ -124,7 +125,7 @@ struct DetectionLaneOptions {
   int minInliers = 20;
   /// Plausibility limits of the projected target quad.
   QuadLimits quad;
-  /// Refine the IPPE pose on the inliers by Levenberg-Marquardt (tracker/pose.h).
+  /// Refine the IPPE pose by Levenberg-Marquardt (tracker/pose.h) on the homography's grid points.
   bool refinePose = true;
   /// A detection in a region (detect(frame, region)) keeps the strongest this share of
   /// detector.maxKeypoints, in (0, 1]. Measured on the built-in synthetic sequence's first 16
@@ -192,7 +193,9 @@ struct Detection {
   /// Homography from target pixels (the model's working-image pixels, TargetModel::image) to
   /// frame pixels; normalised so that H(2,2) = 1.
   cv::Matx33d homography;
-  /// Camera pose of the target (metres when the model's width is known), fitted to the inliers.
+  /// Camera pose of the target (metres when the model's width is known), fitted to `homography`
+  /// (a 3 × 3 grid of target points it maps); reprojectionErrorPx over the inliers, inliers as
+  /// below.
   Pose pose;
   /// RANSAC inliers (correspondences within ransacThresholdPx of the homography).
   int inliers = 0;
