@@ -132,7 +132,9 @@ struct DetectionLaneOptions {
   /// frames, the region the target's box plus half its size on each side (the tracker's
   /// recovery), against the whole frame (81 % of the frames found, 14.3 ms median on llvmpipe):
   /// 1.0 finds 100 % in 0.96 × its time, 0.5 94 % in 0.75 ×, 0.3 69 % in 0.61 ×, 0.2 none
-  /// (tests/benchmarks/fast_motion_benchmark.cpp, BM_RegionDetection).
+  /// (tests/benchmarks/fast_motion_benchmark.cpp, BM_RegionDetection). The region's passes
+  /// (firstPassFraction) are the frame's scaled to this budget: with the auto budget of 2000, a
+  /// region keeps 1000 keypoints, searched in passes of 250, 500 and 1000.
   double regionKeypointFraction = 0.5;
   /// Fewer frame keypoints for a small target: a frame keeps at most this many times the target
   /// model's own keypoint count, tilted views not counted (never under 200, never over
@@ -274,7 +276,8 @@ class DetectionLane {
   /// Finds the target within `region` of `frame` only: FAST runs on that part of the frame
   /// (its keypoints spread over the region, so the target gets more of them than in the whole
   /// frame; the strongest regionKeypointFraction × maxKeypoints are kept), the keypoints are
-  /// described and matched as in detect(frame) and the result is in whole-frame pixels. Cheaper
+  /// described and matched as in detect(frame), in passes scaled to that budget (the same
+  /// firstPassFraction of it), and the result is in whole-frame pixels. Cheaper
   /// than the whole frame (0.74 × its time with the default fraction): the recovery near the last
   /// pose after a loss (tracker/tracker.h). A region under 8 px a side after clipping to the
   /// frame finds nothing ("empty detection region").
