@@ -118,7 +118,11 @@ struct DetectionLaneOptions {
   int ransacMethod = cv::USAC_MAGSAC;
   /// RANSAC inlier threshold: reprojection distance in frame pixels, > 0.
   double ransacThresholdPx = 4.0;
-  /// RANSAC iterations cap (>= 1) and confidence in (0, 1).
+  /// RANSAC iterations cap (>= 1) and confidence in (0, 1). A set of n matches gets at most the
+  /// iterations that draw an all-inlier sample with this confidence if it holds minInliers
+  /// inliers (fewer fail the inlier floor anyway): 1 − (1 − C(minInliers, 4) / C(n, 4))^k >=
+  /// confidence (minInliers 20: 28 for 30 matches, 250 for 50, 1727 for 80, the cap of 2000 from
+  /// 83 on).
   int ransacMaxIterations = 2000;
   double ransacConfidence = 0.995;
   /// Fewest RANSAC inliers accepted, >= 4.
@@ -221,6 +225,15 @@ struct Detection {
 /// own scale (the table above); the stricter sets cost a RANSAC on a few matches, and only where
 /// nothing was found.
 inline constexpr float kStricterRatios[] = {0.8f, 0.7f};
+
+/// The RANSAC iterations verifyDetection() gives a set of `matches` correspondences: the fewest k
+/// with 1 − (1 − p)^k >= confidence, p = C(inliers, 4) / C(matches, 4) the chance that a sample of
+/// 4 drawn without replacement holds inliers only, when the set holds `inliers` of them (the
+/// lane's minInliers: a set holding fewer fails the inlier floor whatever RANSAC draws); within
+/// [1, cap] (cap = ransacMaxIterations). The standard RANSAC bound (Fischler and Bolles 1981;
+/// Hartley and Zisserman, section 4.7.1) for the smallest inlier share that can pass.
+/// @throws std::invalid_argument unless 4 <= inliers <= matches, confidence in (0, 1), cap >= 1.
+int ransacIterationsFor(int inliers, int matches, double confidence, int cap);
 
 /// RANSAC homography target → frame from matched points, inlier floor, quad check and planar PnP
 /// (DetectionLane's steps 4-5). `targetPoints[m.target]` and `frameKeypoints[m.query]` are each

@@ -281,6 +281,42 @@ TEST_F(DetectionLaneTest, ARegionIsSearchedInPassesOfItsOwnBudget) {
   EXPECT_GE(early, 8);
 }
 
+TEST(RansacIterations, DrawAnAllInlierSampleAtTheConfidenceOfTheInlierFloor) {
+  // By hand: 20 inliers of 30, p = (20·19·18·17) / (30·29·28·27) = 0.176791, k = ceil(ln 0.005 /
+  // ln(1 − p)) = ceil(27.23) = 28; 20 of 50: p = 0.021038, k = ceil(249.2) = 250.
+  EXPECT_EQ(ransacIterationsFor(20, 30, 0.995, 2000), 28);
+  EXPECT_EQ(ransacIterationsFor(20, 20, 0.995, 2000), 1);    // every sample is all-inlier
+  EXPECT_EQ(ransacIterationsFor(20, 1000, 0.995, 2000), 2000);  // the cap
+  EXPECT_EQ(ransacIterationsFor(20, 30, 0.995, 10), 10);
+  // The property it promises, sampled: sets of 50 with 20 inliers, k draws of 4 without
+  // replacement find an all-inlier sample in at least the confidence's share of 20000 trials.
+  const int k = ransacIterationsFor(20, 50, 0.995, 100000);
+  EXPECT_EQ(k, 250);
+  cv::RNG rng(7);
+  int found = 0;
+  const int trials = 20000;
+  for (int t = 0; t < trials; ++t) {
+    bool any = false;
+    for (int i = 0; i < k && !any; ++i) {
+      int picked[4];
+      bool allIn = true;
+      for (int j = 0; j < 4; ++j) {
+        int v;
+        do v = rng.uniform(0, 50); while (std::find(picked, picked + j, v) != picked + j);
+        picked[j] = v;
+        allIn = allIn && v < 20;  // indices 0..19 are the inliers
+      }
+      any = allIn;
+    }
+    found += any ? 1 : 0;
+  }
+  EXPECT_GE(found, static_cast<int>(0.995 * trials) - 30);  // 30: about 3 sigma of the binomial
+  EXPECT_LT(found, trials) << "with k this small, some trials must miss (k is not far too large)";
+  EXPECT_THROW(ransacIterationsFor(3, 30, 0.995, 2000), std::invalid_argument);
+  EXPECT_THROW(ransacIterationsFor(20, 19, 0.995, 2000), std::invalid_argument);
+  EXPECT_THROW(ransacIterationsFor(20, 30, 1.0, 2000), std::invalid_argument);
+}
+
 TEST_F(DetectionLaneTest, BlankFrameGivesNoDetection) {
   NFT_REQUIRE_DATA("video/tmt_bookI/target.png");
   const detection::TargetModel model = testing::trainTmtTarget(caps());
