@@ -37,9 +37,9 @@ constexpr int kBandRows = 32;
 // Box sums are formed as differences of 32-bit integral values (below): exact while every box's
 // true sum, at most 255 · (s + 2)² in 8-bit units, is under 2³¹. That holds for any box in an
 // image of up to kMaxExactPixels pixels (255 · W · H < 2³¹; 4K UHD, 8.29 million, is inside) and
-// for boxes of s <= kMaxWideScale in any image.
+// for boxes of s <= kMaxWideScale in any image (a box spans at most (s + 2)² pixels of the sums).
 constexpr double kMaxExactPixels = 2147483647.0 / 255.0;  // 8,421,504
-constexpr float kMaxWideScale = 2900.0f;                  // 255 · 2902² < 2³¹
+constexpr float kMaxWideScale = 2899.0f;                  // 255 · 2901² < 2³¹ <= 255 · 2902²
 
 constexpr int roundUp(int value, int multiple) { return (value + multiple - 1) / multiple * multiple; }
 constexpr int kMaxLatticeBoxes = roundUp(kMaxSide * kMaxSide, kLanes);  // 444

@@ -42,7 +42,7 @@ struct SurfCpuOptions {
 /// emulation). Results agree with a double-precision evaluation of the definition to about 1e-6
 /// per bin (float rounding).
 /// Limit of the 32-bit sums: a box's sum must stay under 2³¹, which holds for every keypoint in
-/// an image of up to 8,421,504 pixels (4K UHD has 8,294,400) and for s <= 2900 in larger ones.
+/// an image of up to 8,421,504 pixels (4K UHD has 8,294,400) and for s <= 2899 in larger ones.
 /// Thread-safe: describe() is const and shares no mutable state between calls.
 class SurfCpu {
  public:
@@ -66,7 +66,7 @@ class SurfCpu {
   ///   the patch is uniform (norm at the level of double rounding noise).
   /// @throws std::invalid_argument for an empty image, an image type other than CV_8UC1 or
   ///   CV_8UC3 (the message names the type), a bad keypoint (validateKeypoints: the message
-  ///   names the keypoint index and field), or a keypoint of s > 2900 in an image of more than
+  ///   names the keypoint index and field), or a keypoint of s > 2899 in an image of more than
   ///   8,421,504 pixels (named: its boxes' sums could exceed the 32-bit integral image).
   cv::Mat describe(const cv::Mat& image, std::vector<Keypoint>& keypoints) const;
 
