@@ -33,8 +33,9 @@
 //              cv::RANSAC); rejected when it has fewer than minInliers inliers or the
 //              projected target quad is implausible (tracker/quad_check.h — never by the sign of
 //              det of H's 2×2 block, which is negative for legitimate far-tilted views).
-// 5. pose:     planar PnP (IPPE + LM, tracker/pose.h) on the inliers, metric with the model's
-//              metresPerPixel().
+// 5. pose:     planar PnP (IPPE + LM, tracker/pose.h) of the homography: fitted to a 3 × 3 grid
+//              of target points mapped by it (poseFromHomography), metric with the model's
+//              metresPerPixel(); its reprojection error is measured on the inliers.
 //
 // Frame size: fixed at construction by calibration.imageSize (SurfEs's textures are allocated
 // for it). A frame of another size is an error (std::invalid_argument naming both sizes): the
@@ -117,21 +118,27 @@ struct DetectionLaneOptions {
   int ransacMethod = cv::USAC_MAGSAC;
   /// RANSAC inlier threshold: reprojection distance in frame pixels, > 0.
   double ransacThresholdPx = 4.0;
-  /// RANSAC iterations cap (>= 1) and confidence in (0, 1).
+  /// RANSAC iterations cap (>= 1) and confidence in (0, 1). A set of n matches gets at most the
+  /// iterations that draw an all-inlier sample with this confidence if it holds minInliers
+  /// inliers (fewer fail the inlier floor anyway): 1 − (1 − C(minInliers, 4) / C(n, 4))^k >=
+  /// confidence (minInliers 20: 28 for 30 matches, 250 for 50, 1727 for 80, the cap of 2000 from
+  /// 83 on).
   int ransacMaxIterations = 2000;
   double ransacConfidence = 0.995;
   /// Fewest RANSAC inliers accepted, >= 4.
   int minInliers = 20;
   /// Plausibility limits of the projected target quad.
   QuadLimits quad;
-  /// Refine the IPPE pose on the inliers by Levenberg-Marquardt (tracker/pose.h).
+  /// Refine the IPPE pose by Levenberg-Marquardt (tracker/pose.h) on the homography's grid points.
   bool refinePose = true;
   /// A detection in a region (detect(frame, region)) keeps the strongest this share of
   /// detector.maxKeypoints, in (0, 1]. Measured on the built-in synthetic sequence's first 16
   /// frames, the region the target's box plus half its size on each side (the tracker's
   /// recovery), against the whole frame (81 % of the frames found, 14.3 ms median on llvmpipe):
   /// 1.0 finds 100 % in 0.96 × its time, 0.5 94 % in 0.75 ×, 0.3 69 % in 0.61 ×, 0.2 none
-  /// (tests/benchmarks/fast_motion_benchmark.cpp, BM_RegionDetection).
+  /// (tests/benchmarks/fast_motion_benchmark.cpp, BM_RegionDetection). The region's passes
+  /// (firstPassFraction) are the frame's scaled to this budget: with the auto budget of 2000, a
+  /// region keeps 1000 keypoints, searched in passes of 250, 500 and 1000.
   double regionKeypointFraction = 0.5;
   /// Fewer frame keypoints for a small target: a frame keeps at most this many times the target
   /// model's own keypoint count, tilted views not counted (never under 200, never over
@@ -192,7 +199,9 @@ struct Detection {
   /// Homography from target pixels (the model's working-image pixels, TargetModel::image) to
   /// frame pixels; normalised so that H(2,2) = 1.
   cv::Matx33d homography;
-  /// Camera pose of the target (metres when the model's width is known), fitted to the inliers.
+  /// Camera pose of the target (metres when the model's width is known), fitted to `homography`
+  /// (a 3 × 3 grid of target points it maps); reprojectionErrorPx over the inliers, inliers as
+  /// below.
   Pose pose;
   /// RANSAC inliers (correspondences within ransacThresholdPx of the homography).
   int inliers = 0;
@@ -216,6 +225,15 @@ struct Detection {
 /// own scale (the table above); the stricter sets cost a RANSAC on a few matches, and only where
 /// nothing was found.
 inline constexpr float kStricterRatios[] = {0.8f, 0.7f};
+
+/// The RANSAC iterations verifyDetection() gives a set of `matches` correspondences: the fewest k
+/// with 1 − (1 − p)^k >= confidence, p = C(inliers, 4) / C(matches, 4) the chance that a sample of
+/// 4 drawn without replacement holds inliers only, when the set holds `inliers` of them (the
+/// lane's minInliers: a set holding fewer fails the inlier floor whatever RANSAC draws); within
+/// [1, cap] (cap = ransacMaxIterations). The standard RANSAC bound (Fischler and Bolles 1981;
+/// Hartley and Zisserman, section 4.7.1) for the smallest inlier share that can pass.
+/// @throws std::invalid_argument unless 4 <= inliers <= matches, confidence in (0, 1), cap >= 1.
+int ransacIterationsFor(int inliers, int matches, double confidence, int cap);
 
 /// RANSAC homography target → frame from matched points, inlier floor, quad check and planar PnP
 /// (DetectionLane's steps 4-5). `targetPoints[m.target]` and `frameKeypoints[m.query]` are each
@@ -271,7 +289,8 @@ class DetectionLane {
   /// Finds the target within `region` of `frame` only: FAST runs on that part of the frame
   /// (its keypoints spread over the region, so the target gets more of them than in the whole
   /// frame; the strongest regionKeypointFraction × maxKeypoints are kept), the keypoints are
-  /// described and matched as in detect(frame) and the result is in whole-frame pixels. Cheaper
+  /// described and matched as in detect(frame), in passes scaled to that budget (the same
+  /// firstPassFraction of it), and the result is in whole-frame pixels. Cheaper
   /// than the whole frame (0.74 × its time with the default fraction): the recovery near the last
   /// pose after a loss (tracker/tracker.h). A region under 8 px a side after clipping to the
   /// frame finds nothing ("empty detection region").

@@ -332,6 +332,24 @@ TEST(SurfCpu, BgrInputIsConvertedToGray) {
   EXPECT_EQ(cv::norm(surf.describe(gray, a), surf.describe(bgr, b), cv::NORM_INF), 0.0);
 }
 
+TEST(SurfCpu, ImagesOverTheSignedIntegralRangeMatchReference) {
+  // 3100 × 3100 pixels of 200..255: the integral image passes 2³¹ (about 2.2e9 at the far
+  // corner), so SurfCpu sums it modulo 2³² itself (cv::integral's 32-bit sums would overflow);
+  // box sums, differences of it, stay exact. Keypoints where the integral is beyond 2³¹ and one
+  // whose window reaches past the image's far corner, against the brute-force reference.
+  cv::Mat image(3100, 3100, CV_8UC1);
+  cv::RNG(11).fill(image, cv::RNG::UNIFORM, 200, 256);
+  ASSERT_GT(cv::sum(image)[0], 2147483648.0);
+  std::vector<Keypoint> kps = {{3050.3f, 3020.7f, 3.0f}, {2900.0f, 3099.0f, 4.24f}, {3099.0f, 3099.0f, 2.0f}};
+  for (Orientation orientation : {Orientation::Upright, Orientation::Oriented}) {
+    std::vector<Keypoint> copy = kps;
+    const cv::Mat desc = SurfCpu({DescriptorType::Surf64, orientation, 1}).describe(image, copy);
+    std::vector<double> angles;
+    for (const Keypoint& kp : copy) angles.push_back(orientation == Orientation::Upright ? 0.0 : kp.angle);
+    expectMatchesReference(image, copy, desc, DescriptorType::Surf64, angles, "3100 x 3100");
+  }
+}
+
 // ---- 4. Errors ------------------------------------------------------------------------------
 
 std::string errorOf(const cv::Mat& image, std::vector<Keypoint> kps) {
@@ -357,6 +375,11 @@ TEST(SurfCpu, RejectsBadInput) {
   const std::string negativeScale = errorOf(good, {{1.f, 1.f, 1.f}, {2.f, 2.f, 1.f}, {3.f, 3.f, -2.f}});
   EXPECT_NE(negativeScale.find("keypoint 2: scale = -2"), std::string::npos) << negativeScale;
   EXPECT_THROW(SurfCpu({DescriptorType::Surf64, Orientation::Upright, -1}), std::invalid_argument);
+  // A box of s > 2899 in an image of more than 8,421,504 pixels could sum past 2³¹.
+  const cv::Mat wide(2903, 2903, CV_8UC1, cv::Scalar(255));
+  const std::string huge = errorOf(wide, {{10.f, 10.f, 3.f}, {1000.f, 1000.f, 2900.f}});
+  EXPECT_NE(huge.find("keypoint 1: scale = 2900"), std::string::npos) << huge;
+  EXPECT_EQ(errorOf(wide, {{1000.f, 1000.f, 2899.f}}), "(no exception)");
 }
 
 // ---- 5. Orientation -------------------------------------------------------------------------

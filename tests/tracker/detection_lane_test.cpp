@@ -222,6 +222,101 @@ TEST_F(DetectionLaneTest, DescribesMoreKeypointsOnlyWhereTheStrongestFindNothing
   EXPECT_GE(accuratePasses, accurateOne - 1);
 }
 
+TEST_F(DetectionLaneTest, ARegionIsSearchedInPassesOfItsOwnBudget) {
+  // A region (the ground truth's box and 60 px around it, as the tracker searches after a loss)
+  // keeps regionKeypointFraction 0.5 of a budget of 1000 and is searched in passes scaled to that
+  // 500: the strongest 125, then 250, then all, against one pass over the same 500 (firstPassFraction
+  // 1.0); a region that needs every pass gets exactly the one-pass result. Every 25th frame of
+  // tmt_bookI, CPU lanes, a model without tilted views.
+  NFT_REQUIRE_DATA("video/tmt_bookI/video.mp4");
+  const auto truth = testing::loadTmtGroundTruth();
+  const auto frames = testing::loadTmtFrames(25);
+  const detection::TargetModel model =
+      testing::trainTmtTarget(caps(), testing::kTmtTrainingUpscale, 0.20, testing::kTmtTrainingFastThreshold, 0.0);
+  const CameraCalibration cal = defaultCalibration(testing::kTmtFrameSize);
+  const auto lane = [&](double firstPass, std::vector<size_t>& calls) {
+    DetectionLaneOptions o;
+    o.detector.maxKeypoints = 1000;
+    o.regionKeypointFraction = 0.5;
+    o.firstPassFraction = firstPass;
+    detection::SurfEsOptions surf;
+    surf.maxWidth = cal.imageSize.width;
+    surf.maxHeight = cal.imageSize.height;
+    return DetectionLane(std::make_unique<CountingDescriber>(
+                             detection::makeKeypointDescriber(detection::Backend::Cpu, caps(), surf), calls),
+                         detection::makeTargetMatcher(detection::Backend::Cpu, caps(), o.detector.maxKeypoints), model,
+                         cal, o);
+  };
+  std::vector<size_t> passCalls, oneCalls;
+  DetectionLane passes = lane(0.25, passCalls), one = lane(1.0, oneCalls);
+  int early = 0, all = 0;
+  for (const testing::TmtVideoFrame& f : frames) {
+    SCOPED_TRACE("frame " + std::to_string(f.index));
+    const auto& corners = truth.at(static_cast<size_t>(f.index)).corners;
+    const cv::Rect region = cv::boundingRect(std::vector<cv::Point2f>(corners.begin(), corners.end()));
+    const cv::Rect around(region.x - 60, region.y - 60, region.width + 120, region.height + 120);
+    passCalls.clear();
+    oneCalls.clear();
+    const std::optional<Detection> a = passes.detect(f.image, around), b = one.detect(f.image, around);
+    ASSERT_EQ(oneCalls.size(), 1u);
+    const size_t n = oneCalls[0];
+    ASSERT_LE(n, 500u) << "the region keeps at most its budget of 500";
+    ASSERT_GT(n, 250u) << "tmt_bookI's regions hold more than 250 corners";
+    const std::vector<size_t> sizes = {125, 125, n - 250};
+    ASSERT_GE(passCalls.size(), 1u);
+    ASSERT_LE(passCalls.size(), 3u);
+    for (size_t i = 0; i < passCalls.size(); ++i) EXPECT_EQ(passCalls[i], sizes[i]) << "pass " << i;
+    if (passCalls.size() < 3) {
+      ASSERT_TRUE(a.has_value());
+      ++early;
+      continue;
+    }
+    ASSERT_EQ(a.has_value(), b.has_value());
+    if (a) {
+      EXPECT_EQ(cv::norm(cv::Mat(a->homography), cv::Mat(b->homography), cv::NORM_INF), 0.0);
+    }
+    ++all;
+  }
+  std::cout << frames.size() << " regions: " << early << " found before the last pass, " << all << " needed all\n";
+  EXPECT_GE(early, 8);
+}
+
+TEST(RansacIterations, DrawAnAllInlierSampleAtTheConfidenceOfTheInlierFloor) {
+  // By hand: 20 inliers of 30, p = (20·19·18·17) / (30·29·28·27) = 0.176791, k = ceil(ln 0.005 /
+  // ln(1 − p)) = ceil(27.23) = 28; 20 of 50: p = 0.021038, k = ceil(249.2) = 250.
+  EXPECT_EQ(ransacIterationsFor(20, 30, 0.995, 2000), 28);
+  EXPECT_EQ(ransacIterationsFor(20, 20, 0.995, 2000), 1);    // every sample is all-inlier
+  EXPECT_EQ(ransacIterationsFor(20, 1000, 0.995, 2000), 2000);  // the cap
+  EXPECT_EQ(ransacIterationsFor(20, 30, 0.995, 10), 10);
+  // The property it promises, sampled: sets of 50 with 20 inliers, k draws of 4 without
+  // replacement find an all-inlier sample in at least the confidence's share of 20000 trials.
+  const int k = ransacIterationsFor(20, 50, 0.995, 100000);
+  EXPECT_EQ(k, 250);
+  cv::RNG rng(7);
+  int found = 0;
+  const int trials = 20000;
+  for (int t = 0; t < trials; ++t) {
+    bool any = false;
+    for (int i = 0; i < k && !any; ++i) {
+      int picked[4];
+      bool allIn = true;
+      for (int j = 0; j < 4; ++j) {
+        int v;
+        do v = rng.uniform(0, 50); while (std::find(picked, picked + j, v) != picked + j);
+        picked[j] = v;
+        allIn = allIn && v < 20;  // indices 0..19 are the inliers
+      }
+      any = allIn;
+    }
+    found += any ? 1 : 0;
+  }
+  EXPECT_GE(found, static_cast<int>(0.995 * trials) - 30);  // 30: about 3 sigma of the binomial
+  EXPECT_LT(found, trials) << "with k this small, some trials must miss (k is not far too large)";
+  EXPECT_THROW(ransacIterationsFor(3, 30, 0.995, 2000), std::invalid_argument);
+  EXPECT_THROW(ransacIterationsFor(20, 19, 0.995, 2000), std::invalid_argument);
+  EXPECT_THROW(ransacIterationsFor(20, 30, 1.0, 2000), std::invalid_argument);
+}
+
 TEST_F(DetectionLaneTest, BlankFrameGivesNoDetection) {
   NFT_REQUIRE_DATA("video/tmt_bookI/target.png");
   const detection::TargetModel model = testing::trainTmtTarget(caps());
