@@ -61,7 +61,8 @@
 //              in one corner cannot place the rest of a target mostly out of view), an implausible
 //              quad (tracker/quad_check.h) or corners further from the prediction's than
 //              maxCornerJumpPx (or, after a search beyond the standard range, than that range plus
-//              20 px, if larger); pose by planar PnP on the inliers (tracker/pose.h).
+//              20 px, if larger); pose by planar PnP on the inliers, or of the homography when it
+//              is not to be refined (refinePose; tracker/pose.h).
 //
 // With no motion reference and no searchRangePx (track(gray, predicted)), steps 2–6 reduce to
 // the lane of Wagner et al.: half then full resolution, no blur (with the clipped search, the
@@ -114,7 +115,9 @@ struct TrackingLaneOptions {
   double maxCornerJumpPx = 100.0;
   /// Plausibility limits of the tracked quad.
   QuadLimits quad;
-  /// Refine the IPPE pose on the inlier patches by Levenberg-Marquardt (tracker/pose.h).
+  /// true: the pose by IPPE on the inlier patches, refined by Levenberg-Marquardt on them
+  /// (tracker/pose.h, estimatePose). false: the unrefined pose of the fitted homography (IPPE on a
+  /// 3 × 3 grid of it, poseFromHomography), its reprojection error measured on the inliers.
   bool refinePose = true;
   /// Largest search range, frame pixels, in [2·coarseRadiusPx, 256]: how far from the prediction
   /// the lane looks when the target moves fast (step 2 of the top of this file). 64 = ±8 pixels
