@@ -119,7 +119,10 @@ Anchor anchorOf(const Keypoint& kp) {
 // the float arithmetic starts from small exact values instead of cancelling large integral ones.
 inline v_float32x4 columnForm(const v_uint32x4 (&v)[kLanes], const v_float32x4& tl, const v_float32x4& tr) {
   v_uint32x4 l0, l1, r0, r1;
-  cv::v_transpose4x4(v[0], v[1], v[2], v[3], l0, l1, r0, r1);
+  // A copy of the first row: OpenCV 4.6's C++ emulation (the WebAssembly build's) takes it by
+  // non-const reference.
+  v_uint32x4 first = v[0];
+  cv::v_transpose4x4(first, v[1], v[2], v[3], l0, l1, r0, r1);
   const v_float32x4 a = cv::v_cvt_f32(cv::v_reinterpret_as_s32(r0 - l0));
   const v_float32x4 b = cv::v_cvt_f32(cv::v_reinterpret_as_s32(r1 - r0));
   const v_float32x4 c = cv::v_cvt_f32(cv::v_reinterpret_as_s32(l1 - l0));
