@@ -287,16 +287,22 @@ TEST(SurfCpu, NoKeypoints) {
   }
 }
 
-TEST(SurfCpu, KeypointsAtImageCorners) {
-  const cv::Mat image = randomImage({50, 30}, 3);
-  std::vector<Keypoint> kps = {{0.0f, 0.0f, 3.0f}, {49.0f, 0.0f, 3.0f}, {0.0f, 29.0f, 3.0f}, {49.0f, 29.0f, 3.0f}};
+/// SURF-64 of `kps` in `image`, upright and oriented, against the brute-force reference.
+void expectBothOrientationsMatchReference(const cv::Mat& image, const std::vector<Keypoint>& kps,
+                                          const std::string& label) {
   for (Orientation orientation : {Orientation::Upright, Orientation::Oriented}) {
     std::vector<Keypoint> copy = kps;
     const cv::Mat desc = SurfCpu({DescriptorType::Surf64, orientation, 1}).describe(image, copy);
     std::vector<double> angles;
     for (const Keypoint& kp : copy) angles.push_back(orientation == Orientation::Upright ? 0.0 : kp.angle);
-    expectMatchesReference(image, copy, desc, DescriptorType::Surf64, angles, "corner");
+    expectMatchesReference(image, copy, desc, DescriptorType::Surf64, angles, label);
   }
+}
+
+TEST(SurfCpu, KeypointsAtImageCorners) {
+  const cv::Mat image = randomImage({50, 30}, 3);
+  std::vector<Keypoint> kps = {{0.0f, 0.0f, 3.0f}, {49.0f, 0.0f, 3.0f}, {0.0f, 29.0f, 3.0f}, {49.0f, 29.0f, 3.0f}};
+  expectBothOrientationsMatchReference(image, kps, "corner");
 }
 
 TEST(SurfCpu, ThreadCountDoesNotChangeResults) {
@@ -341,13 +347,7 @@ TEST(SurfCpu, ImagesOverTheSignedIntegralRangeMatchReference) {
   cv::RNG(11).fill(image, cv::RNG::UNIFORM, 200, 256);
   ASSERT_GT(cv::sum(image)[0], 2147483648.0);
   std::vector<Keypoint> kps = {{3050.3f, 3020.7f, 3.0f}, {2900.0f, 3099.0f, 4.24f}, {3099.0f, 3099.0f, 2.0f}};
-  for (Orientation orientation : {Orientation::Upright, Orientation::Oriented}) {
-    std::vector<Keypoint> copy = kps;
-    const cv::Mat desc = SurfCpu({DescriptorType::Surf64, orientation, 1}).describe(image, copy);
-    std::vector<double> angles;
-    for (const Keypoint& kp : copy) angles.push_back(orientation == Orientation::Upright ? 0.0 : kp.angle);
-    expectMatchesReference(image, copy, desc, DescriptorType::Surf64, angles, "3100 x 3100");
-  }
+  expectBothOrientationsMatchReference(image, kps, "3100 x 3100");
 }
 
 // ---- 4. Errors ------------------------------------------------------------------------------
