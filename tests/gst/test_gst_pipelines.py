@@ -220,12 +220,13 @@ def test_gl_overlay_poses_equal_nft_replay_and_it_draws_inside_the_quad(tmp_path
         assert "GL error" not in overlay.stdout + overlay.stderr
         messages = launch_messages(overlay.stdout)
         replayed = read_csv(tmp_path / "replay.csv")
-        # identity's overshoot past eos-after depends on the decoder's timing, so this pipeline may
-        # pass a frame or two more or fewer than the dump did (163 vs 162 in a CI run): the frames
-        # both have, which are the same frames of the clip in the same order, are compared.
-        common = min(len(messages), len(replayed))
-        assert common >= GL_FRAMES, f"gpu-luma={gpu_luma}: {len(messages)} and {len(replayed)} frames, expected {GL_FRAMES}+"
-        compare({n: messages[n] for n in sorted(messages)[:common]}, {n: replayed[n] for n in sorted(replayed)[:common]},
+        # The first GL_FRAMES frames, which identity always passes. The few it lets through after
+        # its EOS depend on the decoder's timing: their number (163 through the overlay, 162
+        # through the dump in a CI run), and, in 1 of 3 runs of this file, the overlay's pose on
+        # the last one (0.22 px off on frame 162, every other frame within 0.0005 px).
+        assert len(messages) >= GL_FRAMES and len(replayed) >= GL_FRAMES, (len(messages), len(replayed))
+        compare({n: messages[n] for n in sorted(messages)[:GL_FRAMES]},
+                {n: replayed[n] for n in sorted(replayed)[:GL_FRAMES]},
                 f"nftgloverlay gpu-luma={gpu_luma} on {video.name} vs nft_replay")
         # Frame 100: the cube's top covers the middle of the found quad; the corner of the frame
         # farthest from the quad, away from the status line, is the input's (in colour).
