@@ -143,7 +143,7 @@ struct AsyncDetector::Impl {
       if (q.near && to.regionDetection)
         if (const std::optional<cv::Rect> region =
                 tracker::detectionRegion(*q.near, single->model->image.size(), frameSize, to.regionMargin)) {
-          d = lane->detect(q.gray, *region);
+          d = lane->detect(q.gray, *region, *q.near);
           addTimings(o.timings, lane->lastTimings());
         }
       if (!d) {

@@ -37,6 +37,9 @@ void validate(const DetectionLaneOptions& o) {
                                 std::to_string(o.ransacConfidence));
   if (o.minInliers < 4)
     throw std::invalid_argument("DetectionLaneOptions::minInliers must be >= 4, got " + std::to_string(o.minInliers));
+  if (o.nearMinInliers < 4)
+    throw std::invalid_argument("DetectionLaneOptions::nearMinInliers must be >= 4, got " +
+                                std::to_string(o.nearMinInliers));
   if (!(o.targetKeypointFactor >= 0) || !std::isfinite(o.targetKeypointFactor))
     throw std::invalid_argument("DetectionLaneOptions::targetKeypointFactor must be finite and >= 0, got " +
                                 std::to_string(o.targetKeypointFactor));
@@ -105,6 +108,14 @@ DetectionPlan regionPlanOf(const DetectionPlan& plan, const DetectionLaneOptions
       static_cast<int>(std::max(4.0, std::ceil(o.regionKeypointFraction * plan.maxKeypoints())));
   r.targetKeypointFactor = 0.0;  // the frame's budget has the target cap already
   return DetectionPlan(plan.frameSize(), r);
+}
+
+/// H's local scale at target point p: the square root of |det| of its Jacobian there, det H / w³
+/// (w = the third coordinate of H·p). 0 where p maps to infinity or behind it.
+double localScale(const cv::Matx33d& H, const cv::Point2f& p) {
+  const double w = H(2, 0) * p.x + H(2, 1) * p.y + H(2, 2);
+  if (!(std::abs(w) > 1e-12)) return 0.0;
+  return std::sqrt(std::abs(cv::determinant(H) / (w * w * w)));
 }
 
 const detection::TargetModel& checkedModel(const detection::TargetModel& m) {
@@ -298,7 +309,12 @@ struct DetectionLane::Impl {
       throw std::invalid_argument("DetectionLane: the describer's descriptor type or orientation differs from the "
                                   "target model's");
     targetPoints.reserve(model.keypoints.size());
-    for (const detection::Keypoint& k : model.keypoints) targetPoints.emplace_back(k.x, k.y);
+    for (const detection::Keypoint& k : model.keypoints) {
+      targetPoints.emplace_back(k.x, k.y);
+      targetScales.push_back(k.scale);
+      minTargetScale = std::min(minTargetScale, static_cast<double>(k.scale));
+      maxTargetScale = std::max(maxTargetScale, static_cast<double>(k.scale));
+    }
     if (tiltedMatcher) {
       frontal = model.frontalKeypoints();
       matcher->setTarget(model.descriptors.rowRange(0, frontal));
@@ -327,16 +343,24 @@ struct DetectionLane::Impl {
   std::unique_ptr<detection::TargetMatcher> tiltedMatcher;  // null: `matcher` holds every descriptor
   int frontal = 0;  // with tiltedMatcher: its target index 0 is the model's keypoint `frontal`
   std::vector<cv::Point2f> targetPoints;
+  std::vector<float> targetScales;  // SURF scale of each model keypoint, target pixels
+  double minTargetScale = 1e30, maxTargetScale = 0;
   DetectionTimings timings;
   std::string rejection;
 
   /// Steps 4 and 5 of detect() on `matches` (target indices into targetPoints) in a frame of
   /// `frameCalibration`'s size: the detection, or std::nullopt with `rejection` set; adds to
-  /// timings.ransac and timings.pose.
+  /// timings.ransac and timings.pose. `near`: the matches of detect(frame, region, near), whose
+  /// inlier floor is options.nearMinInliers.
   std::optional<Detection> verify(const std::vector<detection::Keypoint>& keypoints,
                                   const std::vector<detection::Match>& matches,
-                                  const CameraCalibration& frameCalibration) {
-    return verifyDetection(matches, targetPoints, keypoints, targetSize, metresPerPixel, frameCalibration, options,
+                                  const CameraCalibration& frameCalibration, bool near) {
+    if (!near)
+      return verifyDetection(matches, targetPoints, keypoints, targetSize, metresPerPixel, frameCalibration, options,
+                             rejection, timings.ransac, timings.pose);
+    DetectionLaneOptions o = options;  // the scale-consistent matches of a search near a pose
+    o.minInliers = std::min(options.minInliers, options.nearMinInliers);
+    return verifyDetection(matches, targetPoints, keypoints, targetSize, metresPerPixel, frameCalibration, o,
                            rejection, timings.ransac, timings.pose);
   }
 
@@ -397,6 +421,17 @@ std::optional<Detection> DetectionLane::detect(const cv::Mat& frame) {
 }
 
 std::optional<Detection> DetectionLane::detect(const cv::Mat& frame, const cv::Rect& region) {
+  return detectNear(frame, region, nullptr);
+}
+
+std::optional<Detection> DetectionLane::detect(const cv::Mat& frame, const cv::Rect& region, const cv::Matx33d& near) {
+  for (int i = 0; i < 9; ++i)
+    if (!std::isfinite(near.val[i])) throw std::invalid_argument("DetectionLane::detect: the homography near is not finite");
+  return detectNear(frame, region, &near);
+}
+
+std::optional<Detection> DetectionLane::detectNear(const cv::Mat& frame, const cv::Rect& region,
+                                                   const cv::Matx33d* near) {
   Impl& s = *impl_;
   if (frame.empty()) throw std::invalid_argument("DetectionLane::detect: empty frame");
   if (frame.type() != CV_8UC1 && frame.type() != CV_8UC3)
@@ -423,14 +458,25 @@ std::optional<Detection> DetectionLane::detect(const cv::Mat& frame, const cv::R
     const int y1 = static_cast<int>(std::ceil((region.y + region.height) * ry));
     searched = cv::Rect(x0, y0, x1 - x0, y1 - y0);
   }
-  std::optional<Detection> d = detectIn(frame, searched, frameCalibration, fine ? s.fineDetector : s.detector);
+  // `near` in the searched frame's pixels: lane pixel centre u is fine pixel (u + 0.5)·r − 0.5.
+  std::optional<cv::Matx33d> nearInFrame;
+  if (near) {
+    nearInFrame = *near;
+    if (fine) {
+      const double rx = static_cast<double>(frame.cols) / s.calibration.imageSize.width;
+      const double ry = static_cast<double>(frame.rows) / s.calibration.imageSize.height;
+      nearInFrame = cv::Matx33d(rx, 0, 0.5 * rx - 0.5, 0, ry, 0.5 * ry - 0.5, 0, 0, 1) * *near;
+    }
+  }
+  std::optional<Detection> d = detectIn(frame, searched, frameCalibration, fine ? s.fineDetector : s.detector,
+                                        nearInFrame ? &*nearInFrame : nullptr);
   if (d && fine) s.toLaneFrame(*d);
   return d;
 }
 
 std::optional<Detection> DetectionLane::detectIn(const cv::Mat& frame, const cv::Rect& region,
                                                  const CameraCalibration& frameCalibration,
-                                                 const detection::FastDetector& detector) {
+                                                 const detection::FastDetector& detector, const cv::Matx33d* near) {
   Impl& s = *impl_;
   s.timings = {};
   s.rejection.clear();
@@ -447,6 +493,22 @@ std::optional<Detection> DetectionLane::detectIn(const cv::Mat& frame, const cv:
     return reject("empty detection region");
   }
   std::vector<detection::Keypoint> keypoints = detector.detect(frame(inside));
+  if (near) {
+    // The budget on the scales the target can show: its keypoints' scales times near's local
+    // scale over the target (its corners' extremes), within kNearScaleTolerance.
+    double lo = 1e30, hi = 0;
+    for (const cv::Point2f& c : {cv::Point2f(0, 0), cv::Point2f(static_cast<float>(s.targetSize.width), 0),
+                                 cv::Point2f(static_cast<float>(s.targetSize.width), static_cast<float>(s.targetSize.height)),
+                                 cv::Point2f(0, static_cast<float>(s.targetSize.height))}) {
+      const double l = localScale(*near, c);
+      lo = std::min(lo, l), hi = std::max(hi, l);
+    }
+    lo *= s.minTargetScale / kNearScaleTolerance;
+    hi *= s.maxTargetScale * kNearScaleTolerance;
+    keypoints.erase(std::remove_if(keypoints.begin(), keypoints.end(),
+                                   [&](const detection::Keypoint& k) { return k.scale < lo || k.scale > hi; }),
+                    keypoints.end());
+  }
   const bool inRegion = inside.area() < frame.rows * frame.cols;
   const DetectionPlan& plan = inRegion ? s.regionPlan : s.plan;
   if (inRegion) {  // a region: the strongest share of the budget
@@ -476,6 +538,19 @@ std::optional<Detection> DetectionLane::detectIn(const cv::Mat& frame, const cv:
     s.timings.describe += msSince(start);
     return out;
   };
+  // Matches whose scale ratio (frame keypoint over target keypoint) differs from near's local
+  // scale at the target keypoint by more than kNearScaleTolerance: wrong ones.
+  const auto keepScaleConsistent = [&](std::vector<detection::Match>& ms, const std::vector<detection::Keypoint>& kps,
+                                       const cv::Matx33d& H) {
+    ms.erase(std::remove_if(ms.begin(), ms.end(),
+                            [&](const detection::Match& m) {
+                              const size_t i = static_cast<size_t>(m.target);
+                              const double expected = localScale(H, s.targetPoints[i]) * s.targetScales[i];
+                              const double ratio = kps[static_cast<size_t>(m.query)].scale / expected;
+                              return !(ratio >= 1 / kNearScaleTolerance && ratio <= kNearScaleTolerance);
+                            }),
+             ms.end());
+  };
   const auto match = [&](detection::TargetMatcher& matcher, const detection::FrameDescriptors& queries, size_t begin,
                          int targetOffset, std::vector<detection::Match>& into) {
     const auto start = Clock::now();
@@ -495,7 +570,8 @@ std::optional<Detection> DetectionLane::detectIn(const cv::Mat& frame, const cv:
     passes.emplace_back(begin, end);
     described.push_back(describe(begin, end));
     match(*s.matcher, described.back(), begin, 0, matches);
-    d = s.verify(keypoints, matches, frameCalibration);
+    if (near) keepScaleConsistent(matches, keypoints, *near);
+    d = s.verify(keypoints, matches, frameCalibration, near != nullptr);
     if (d) break;
   }
   // The tilted views' descriptors only when the frontal ones find nothing (most frames show the
@@ -510,8 +586,11 @@ std::optional<Detection> DetectionLane::detectIn(const cv::Mat& frame, const cv:
         described[p] = describe(passes[p].first, passes[p].second);
       match(*s.tiltedMatcher, described[p], passes[p].first, s.frontal, tilted[p]);
     }
-    for (const std::vector<detection::Match>& part : tilted) matches.insert(matches.end(), part.begin(), part.end());
-    d = s.verify(keypoints, matches, frameCalibration);
+    for (std::vector<detection::Match>& part : tilted) {
+      if (near) keepScaleConsistent(part, keypoints, *near);
+      matches.insert(matches.end(), part.begin(), part.end());
+    }
+    d = s.verify(keypoints, matches, frameCalibration, near != nullptr);
   }
   if (!d) return std::nullopt;
   d->keypoints = static_cast<int>(keypoints.size());

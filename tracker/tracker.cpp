@@ -238,7 +238,7 @@ struct Tracker::Impl {
     r.detectedInRegion = false;
     if (near && options.regionDetection)
       if (const std::optional<cv::Rect> region = detectionRegion(*near, targetSize, frameSize, options.regionMargin)) {
-        d = detectionLane->detect(detectionFrame.empty() ? gray : detectionFrame, *region);
+        d = detectionLane->detect(detectionFrame.empty() ? gray : detectionFrame, *region, *near);
         addDetection(r.timings.detection, detectionLane->lastTimings());
         r.detectedInRegion = d.has_value();
       }

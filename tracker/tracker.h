@@ -24,7 +24,8 @@
 //   (a hand that stops or starts at once), a second hypothesis: the last homography, searched
 //   over maxSearchPx (Wagner et al. keep the last pose as their fallback; PTAM re-searches).
 // - Lost: the detection lane runs on the same frame, first in the region around where the target
-//   was predicted (regionDetection: cheaper, denser on the target), then in the whole frame. For
+//   was predicted (regionDetection: cheaper, denser on the target, and at the scale that place
+//   predicts: DetectionLane::detect(frame, region, near)), then in the whole frame. For
 //   retrackLostFrames frames after a loss the tracking lane first tries again from the last
 //   homography found, over recoverySearchPx; then the detection near the last place, then the
 //   whole frame.

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 
 #include <opencv2/imgproc.hpp>
 
@@ -73,6 +74,35 @@ TEST_F(RegionDetectionTest, FindsTheTargetInItsRegionAndNothingElsewhere) {
   EXPECT_FALSE(lane.detect(image, cv::Rect(700, 0, 100, 100)));
   EXPECT_EQ(lane.lastRejection(), "empty detection region");
   EXPECT_THROW(lane.detect(cv::Mat(), region), std::invalid_argument);
+}
+
+TEST_F(RegionDetectionTest, NearAPoseOnlyMatchesAtItsScaleCount) {
+  // Issue 45, Deliver 1: the search near the last pose keeps the matches whose scale agrees with
+  // that pose's (kNearScaleTolerance), and finds nothing when the pose says the target is 8 times
+  // larger or smaller than it is, though it is in the region.
+  const detection::TargetModel model = testing::trainImage(caps(), sequence.targetImage());
+  DetectionLane lane(caps(), model, defaultCalibration(sequence.frameSize()));
+  const int frame = 12;
+  const cv::Mat image = sequence.render(frame);
+  const cv::Rect region = boxAround(sequence.corners(frame), 40);
+  const std::optional<Detection> plain = lane.detect(image, region);
+  ASSERT_TRUE(plain) << lane.lastRejection();
+  const std::optional<Detection> near = lane.detect(image, region, plain->homography);
+  ASSERT_TRUE(near) << lane.lastRejection();
+  EXPECT_LT(testing::cornerAlignmentError(near->corners, sequence.corners(frame)), 3.0);
+  EXPECT_LT(near->matches, plain->matches) << "matches at other scales are dropped";
+  EXPECT_GE(near->inliers, lane.options().nearMinInliers);
+  for (const double f : {8.0, 0.125}) {
+    // Target point p drawn where the found homography puts f·p: f times the target's scale.
+    const cv::Matx33d wrongScale = plain->homography * cv::Matx33d(f, 0, 0, 0, f, 0, 0, 0, 1);
+    EXPECT_FALSE(lane.detect(image, region, wrongScale)) << "scale " << f;
+  }
+  cv::Matx33d infinite = plain->homography;
+  infinite(0, 2) = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(lane.detect(image, region, infinite), std::invalid_argument);
+  DetectionLaneOptions bad;
+  bad.nearMinInliers = 3;
+  EXPECT_THROW(DetectionLane(caps(), model, defaultCalibration(sequence.frameSize()), bad), std::invalid_argument);
 }
 
 TEST_F(RegionDetectionTest, AfterALossTheTrackerLooksNearTheLastPoseFirst) {
