@@ -12,10 +12,13 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <opencv2/imgcodecs.hpp>
 
 #include "apps/train/database_input.h"
+#include "apps/train/geometry_arguments.h"
 #include "config/config.h"
 #include "detection/surf_cpu.h"
 #include "detection/target_database.h"
@@ -36,6 +39,16 @@ void printReport(const std::string& imagePath, const cv::Mat& original, const Ta
   const TargetQuality& q = model.quality;
   std::printf("Target:     %s (%dx%d, trained at %dx%d, %.3f m wide)\n", imagePath.c_str(), original.cols,
               original.rows, model.image.cols, model.image.rows, model.widthMetres);
+  const nft::detection::TargetGeometry& g = model.geometry;
+  if (g.kind == nft::detection::GeometryKind::Cylinder)
+    std::printf("Geometry:   cylinder, radius %.4f m, the label %.3f m high around %.0f degrees\n", g.radiusM,
+                nft::detection::labelHeightMetres(model.widthMetres, model.image.size()),
+                model.widthMetres / g.radiusM * 180.0 / 3.14159265358979323846);
+  else if (g.kind == nft::detection::GeometryKind::Cone)
+    std::printf("Geometry:   cone, radius %.4f m at the top, %.4f m at the bottom, slant %.4f m, %s label\n",
+                g.topRadiusM, g.bottomRadiusM, g.sideLengthM, nft::detection::toString(g.coneLabel).c_str());
+  else
+    std::printf("Geometry:   planar\n");
   std::printf("Keypoints:  %d (SURF-%d, %s)\n", q.keypointCount, descriptorLength(model.descriptorType),
               model.orientation == Orientation::Oriented ? "oriented" : "upright");
   std::printf("Patches:    %zu for the tracking lane\n", model.patches.size());
@@ -101,7 +114,7 @@ int trainDatabase(const std::vector<nft::train::TargetEntry>& entries, const std
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"nft_train: train a planar target for the tracker and rate it.\n"
+  CLI::App app{"nft_train: train a target (a flat print, or a label on a cylinder or cone) for the tracker and rate it.\n"
                "Writes one model file (.nftm) with the keypoints and SURF descriptors over several scales, the\n"
                "tracking patches and the target's physical width, then prints a quality report (0-5 stars)."};
   std::string imagePath, outPath, extractor = "surfes", platform = "auto";
@@ -130,9 +143,29 @@ int main(int argc, char** argv) {
   app.add_option("--look-alike", lookAlike, "with --database: warn about targets at least this similar (0-1)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  app.add_option("--width-m", options.widthMetres, "physical width of the target, metres")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  CLI::Option* width = app.add_option("--width-m", options.widthMetres,
+                                      "physical width of the target, metres (a curved target's: the label's width)")
+                           ->check(CLI::PositiveNumber)
+                           ->capture_default_str();
+  nft::train::GeometryArguments geometry;
+  CLI::Option* geometryKind =
+      app.add_option("--geometry", geometry.kind,
+                     "the surface the target is printed on: planar, cylinder (a label around a can or bottle: the image\n"
+                     "is the label unrolled, its width the arc length) or cone (a sleeve on a cup)")
+          ->capture_default_str();
+  const std::vector<std::pair<std::optional<double>*, std::pair<const char*, const char*>>> sizes = {
+      {&geometry.radius, {"--radius-m", "cylinder: its radius, metres"}},
+      {&geometry.height, {"--height-m", "cylinder or cone: the label's height (along the axis or the slant), metres;\n"
+                                        "sets --width-m from the image's aspect"}},
+      {&geometry.topRadius, {"--top-radius-m", "cone: the radius at the label's top edge, metres (0: the apex)"}},
+      {&geometry.bottomRadius, {"--bottom-radius-m", "cone: the radius at the label's bottom edge, metres"}},
+      {&geometry.sideLength, {"--side-length-m", "cone: the label's length along the slant, metres"}}};
+  std::vector<CLI::Option*> geometryOptions{geometryKind};
+  for (const auto& [value, text] : sizes) geometryOptions.push_back(app.add_option(text.first, *value, text.second));
+  geometryOptions.push_back(app.add_option("--cone-label", geometry.coneLabel,
+                                           "cone: the label image is the unrolled sector as printed (sector) or a "
+                                           "rectangle\nwhose width is the bottom edge's arc length (rectangle)")
+                                ->capture_default_str());
   app.add_option("--working-size", options.workingSize, "longest side the target is scaled down to, pixels")
       ->check(CLI::Range(64, 4096))
       ->capture_default_str();
@@ -167,6 +200,9 @@ int main(int argc, char** argv) {
       if (folder.empty() == listFile.empty()) throw std::runtime_error("--database needs --folder or --list (one of them)");
       if (!imagePath.empty() || !outPath.empty())
         throw std::runtime_error("--database writes one database: give no target image and no --out");
+      for (const CLI::Option* o : geometryOptions)
+        if (o->count() > 0)
+          throw std::runtime_error(o->get_name() + " trains one target: with --database every target is planar");
       return trainDatabase(folder.empty() ? nft::train::entriesOfList(listFile) : nft::train::entriesOfFolder(folder),
                            databasePath, configPath, options.widthMetres, platform, lookAlike,
                            keypoints->count() ? std::optional<int>(options.detector.maxKeypoints) : std::nullopt,
@@ -181,6 +217,7 @@ int main(int argc, char** argv) {
     if (image.empty()) throw std::runtime_error("cannot read target image '" + imagePath + "' (not an image?)");
     options.descriptorType = descriptor == 36 ? DescriptorType::Surf36 : DescriptorType::Surf64;
     options.orientation = upright ? Orientation::Upright : Orientation::Oriented;
+    options.geometry = nft::train::geometryOf(geometry, image.size(), options.widthMetres, width->count() > 0);
 
     TargetModel model;
     if (extractor == "cpu") {

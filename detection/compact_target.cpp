@@ -124,10 +124,11 @@ void encodeCompactTarget(const TargetModel& model, const CompactTargetOptions& o
     w.put<float>(p.score);
   }
   putQualityReport(w, model.quality);
+  if (v3) putGeometry(w, model.geometry);  // the records of a version-4 database
 }
 
 TargetModel decodeCompactTarget(binary::Reader& r, const std::string& name, bool decodeImage,
-                                const ResidualQuantizer* quantizer, std::vector<int>* wordsOut) {
+                                const ResidualQuantizer* quantizer, std::vector<int>* wordsOut, bool geometry) {
   const std::string who = "target '" + name + "': ";
   auto fail = [&](const std::string& why) { r.fail(who + why); };
   TargetModel m;
@@ -228,7 +229,9 @@ TargetModel decodeCompactTarget(binary::Reader& r, const std::string& name, bool
     if (p.level > 16) fail("patch level " + std::to_string(p.level));
   }
   m.quality = getQualityReport(r);
-  if (r.remaining() != 0) fail(std::to_string(r.remaining()) + " unexpected bytes after the quality report");
+  if (geometry) m.geometry = getGeometry(r, m.widthMetres, cv::Size(static_cast<int>(width), static_cast<int>(height)));
+  if (r.remaining() != 0)
+    fail(std::to_string(r.remaining()) + " unexpected bytes after the " + (geometry ? "geometry" : "quality report"));
   return m;
 }
 

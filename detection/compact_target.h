@@ -17,7 +17,8 @@
 //    M = the database quantiser's sub-vectors);
 // then patch count P (u32), P × (x, y: f32; level: u8; score: f32); the quality report as in
 // .nftm (keypoints u32; coverage, distinctness, meanContrast f64; stars u32; warning count, each
-// warning u32 length + bytes).
+// warning u32 length + bytes); in a version-4 database's records (version 3's layout otherwise)
+// then the geometry as in .nftm version 3 (putGeometry, target_model_io.h).
 
 #include <string>
 #include <vector>
@@ -60,7 +61,8 @@ struct CompactTargetOptions {
   const std::vector<int>* words = nullptr;
 };
 
-/// Appends the compact record of `model` to `out` (version 2, or 3 with options.quantizer).
+/// Appends the compact record of `model` to `out` (version 2, or with options.quantizer the
+/// record of a version-4 database: version 3's and the geometry).
 /// @throws std::invalid_argument as encodeTargetModel() (inconsistent model), for an image
 ///   quality outside [0, 100], or (version 3) without one word id a keypoint, for a word id above
 ///   65535 or descriptors of another length than the quantiser's.
@@ -72,10 +74,13 @@ void encodeCompactTarget(const TargetModel& model, const CompactTargetOptions& o
 /// what the recogniser needs of a target it verifies (stored_target.h), without the decoder's
 /// time and the image's memory.
 /// With `quantizer` the record is read as version 3 (the descriptors decoded by it from the
-/// record's word ids and codes; `words`, when given, receives the word ids), else as version 2.
+/// record's word ids and codes; `words`, when given, receives the word ids), else as version 2;
+/// with `geometry` (a version-4 database's record) the geometry follows the quality report, else
+/// the model is planar.
 /// @throws std::runtime_error "<in's what>: target '<name>': <what is wrong> (corrupt file?)",
 ///   also for a word id outside the quantiser's vocabulary.
 TargetModel decodeCompactTarget(binary::Reader& in, const std::string& name, bool decodeImage = true,
-                                const ResidualQuantizer* quantizer = nullptr, std::vector<int>* words = nullptr);
+                                const ResidualQuantizer* quantizer = nullptr, std::vector<int>* words = nullptr,
+                                bool geometry = false);
 
 }  // namespace nft::detection

@@ -10,7 +10,7 @@ namespace nft::detection {
 
 StoredTarget::StoredTarget(std::shared_ptr<const MappedFile> file, const unsigned char* record, size_t bytes,
                            std::string what, std::string name, const TargetModel& decoded,
-                           std::shared_ptr<const ResidualQuantizer> quantizer)
+                           std::shared_ptr<const ResidualQuantizer> quantizer, bool geometry)
     : file_(std::move(file)),
       quantizer_(std::move(quantizer)),
       record_(record),
@@ -25,7 +25,9 @@ StoredTarget::StoredTarget(std::shared_ptr<const MappedFile> file, const unsigne
       keypointCount_(static_cast<int>(decoded.keypoints.size())),
       tiltedKeypoints_(decoded.tiltedKeypoints),
       patchCount_(static_cast<int>(decoded.patches.size())),
-      quality_(decoded.quality) {}
+      quality_(decoded.quality),
+      geometry_(decoded.geometry),
+      geometryInRecord_(geometry) {}
 
 TargetModel StoredTarget::decodeRecord(bool image) const {
   ++decodes_;
@@ -33,7 +35,7 @@ TargetModel StoredTarget::decodeRecord(bool image) const {
   // then costs no memory between decodes (its decoded model is the caller's).
   const std::vector<unsigned char> record = file_->copy(record_, bytes_);
   binary::Reader reader(record.data(), record.size(), what_);
-  return decodeCompactTarget(reader, name_, image, quantizer_.get());
+  return decodeCompactTarget(reader, name_, image, quantizer_.get(), nullptr, geometryInRecord_);
 }
 
 TargetModel StoredTarget::decode() const {

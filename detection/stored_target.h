@@ -41,11 +41,12 @@ class StoredTarget {
  public:
   /// Keeps `file` and the record of `bytes` bytes at `record` (within file's bytes, checked by
   /// the caller's CRC and decoded once as `decoded`, the summary's source). `what` and `name`
-  /// name it in errors. `quantizer`: the database's, for a version-3 record (compact_target.h);
-  /// null for a version-2 one.
+  /// name it in errors. `quantizer`: the database's, for a version-3 or 4 record
+  /// (compact_target.h); null for a version-2 one. `geometry`: the record holds the geometry (a
+  /// version-4 database's).
   StoredTarget(std::shared_ptr<const MappedFile> file, const unsigned char* record, size_t bytes, std::string what,
                std::string name, const TargetModel& decoded,
-               std::shared_ptr<const ResidualQuantizer> quantizer = nullptr);
+               std::shared_ptr<const ResidualQuantizer> quantizer = nullptr, bool geometry = false);
 
   const std::string& name() const { return name_; }
   cv::Size imageSize() const { return imageSize_; }             ///< working image, pixels
@@ -59,6 +60,7 @@ class StoredTarget {
   int frontalKeypoints() const { return keypointCount() - tiltedKeypoints_; }
   int patchCount() const { return patchCount_; }
   const TargetQuality& quality() const { return quality_; }
+  const TargetGeometry& geometry() const { return geometry_; }  ///< TargetModel::geometry
 
   /// The whole model to track the target with (the session's, once it is found): as stored, and
   /// for a version-3 record its own keypoints described again from its image
@@ -95,6 +97,8 @@ class StoredTarget {
   Orientation orientation_;
   int keypointCount_, tiltedKeypoints_, patchCount_;
   TargetQuality quality_;
+  TargetGeometry geometry_;
+  bool geometryInRecord_;
   mutable std::atomic<int> decodes_{0};
 };
 

@@ -169,6 +169,7 @@ TargetDatabase TargetDatabase::load(const std::string& path, const TargetDatabas
   const std::uint32_t version = binary::versionOf(file->data(), file->size());
   const bool compact = version >= 2;
   const bool keep = compact && options.keepCompact;
+  const bool geometry = version >= 4;  // in each record; planar before
   binary::Reader r(payload, size, what);
   TargetDatabase db;
   // A table of f32 values read from the file: each a number within ±kMaxWordValue.
@@ -227,11 +228,11 @@ TargetDatabase TargetDatabase::load(const std::string& path, const TargetDatabas
     const unsigned char* model = r.take(static_cast<size_t>(bytes), "a model");
     if (compact) {
       binary::Reader record(model, static_cast<size_t>(bytes), what);
-      t.model = decodeCompactTarget(record, t.name, true, db.quantizer_.get(), &t.words);
+      t.model = decodeCompactTarget(record, t.name, true, db.quantizer_.get(), &t.words, geometry);
       file->release(model, static_cast<size_t>(bytes));
       if (keep) {
         t.stored = std::make_shared<const StoredTarget>(file, model, static_cast<size_t>(bytes), what, t.name, t.model,
-                                                        db.quantizer_);
+                                                        db.quantizer_, geometry);
         t.model = TargetModel{};
       }
     } else {

@@ -32,8 +32,11 @@
 namespace nft::detection {
 
 /// The format version this build writes; it reads this one and kOldestTargetDatabaseVersion.
-inline constexpr std::uint32_t kTargetDatabaseVersion = 3;
-/// The oldest version this build reads (1: the models as .nftm files; 2: 8-bit descriptors).
+/// 4: each target's geometry (TargetModel::geometry) at the end of its record; older ones load as
+/// planar targets.
+inline constexpr std::uint32_t kTargetDatabaseVersion = 4;
+/// The oldest version this build reads (1: the models as .nftm files; 2: 8-bit descriptors; 3:
+/// word ids and residual codes).
 inline constexpr std::uint32_t kOldestTargetDatabaseVersion = 1;
 
 /// How save() stores the targets.

@@ -1,5 +1,6 @@
 #pragma once
-// A trained target: what the tracker knows about one planar target image, built once
+// A trained target: what the tracker knows about one target image (a flat print, or a label on
+// a cylinder or a cone: detection/target_geometry.h), built once
 // (detection/target_trainer.h) and saved to / loaded from one versioned binary file
 // (detection/target_model_io.h).
 
@@ -10,6 +11,7 @@
 
 #include "detection/keypoint.h"
 #include "detection/surf_descriptor.h"
+#include "detection/target_geometry.h"
 
 namespace nft::detection {
 
@@ -40,6 +42,10 @@ struct TargetModel {
   double originalScale = 1.0;
   /// Physical width of the target (the image's width), metres; poses are metric with it.
   double widthMetres = 0.0;
+  /// The surface the target is printed on: planar (the default; every model of .nftm version 2
+  /// and older databases), or a cylinder or cone whose label the image is (widthMetres then the
+  /// label's width, detection/target_geometry.h).
+  TargetGeometry geometry;
   DescriptorType descriptorType = DescriptorType::Surf64;
   Orientation orientation = Orientation::Oriented;
   /// Keypoints in working-image pixels, strongest first; row i of `descriptors` is keypoint i.

@@ -42,6 +42,33 @@ void checkModelToEncode(const TargetModel& model, const std::string& who) {
   if (model.tiltedKeypoints < 0 || static_cast<size_t>(model.tiltedKeypoints) > model.keypoints.size())
     throw std::invalid_argument(who + ": tiltedKeypoints " + std::to_string(model.tiltedKeypoints) +
                                 " is not in [0, " + std::to_string(model.keypoints.size()) + "]");
+  validateTargetGeometry(model.geometry, model.widthMetres, model.image.size(), who);
+}
+
+void putGeometry(Writer& w, const TargetGeometry& g) {
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(g.kind));
+  for (const double v : {g.radiusM, g.topRadiusM, g.bottomRadiusM, g.sideLengthM}) w.put<double>(v);
+  w.put<std::uint32_t>(g.coneLabel == ConeLabel::Rectangle ? 1u : 0u);
+}
+
+TargetGeometry getGeometry(Reader& r, double widthMetres, cv::Size imageSize) {
+  TargetGeometry g;
+  const auto kind = r.get<std::uint32_t>("geometry kind");
+  if (kind > 2) r.fail("geometry kind " + std::to_string(kind) + " (expected 0 planar, 1 cylinder or 2 cone)");
+  g.kind = static_cast<GeometryKind>(kind);
+  g.radiusM = r.get<double>("geometry");
+  g.topRadiusM = r.get<double>("geometry");
+  g.bottomRadiusM = r.get<double>("geometry");
+  g.sideLengthM = r.get<double>("geometry");
+  const auto label = r.get<std::uint32_t>("cone label");
+  if (label > 1) r.fail("cone label layout " + std::to_string(label) + " (expected 0 sector or 1 rectangle)");
+  g.coneLabel = label == 1 ? ConeLabel::Rectangle : ConeLabel::Sector;
+  try {
+    validateTargetGeometry(g, widthMetres, imageSize, "geometry");
+  } catch (const std::invalid_argument& e) {
+    r.fail(e.what());
+  }
+  return g;
 }
 
 void putQualityReport(Writer& w, const TargetQuality& q) {
@@ -94,6 +121,7 @@ std::vector<unsigned char> encodeTargetModel(const TargetModel& model) {
     w.put<float>(p.score);
   }
   putQualityReport(w, model.quality);
+  putGeometry(w, model.geometry);
   return binary::container(kMagic, kTargetModelVersion, w.bytes());
 }
 
@@ -109,7 +137,9 @@ TargetModel loadTargetModel(const std::string& path) {
 TargetModel decodeTargetModel(const std::vector<unsigned char>& file, const std::string& source) {
   const std::string what = "target model " + source;
   const auto [payload, payloadSize] =
-      binary::payloadOf(file, kMagic, kTargetModelVersion, what, "target model", "retrain the target with this nft_train");
+      binary::payloadOf(file, kMagic, kTargetModelVersion, what, "target model", "retrain the target with this nft_train",
+                        kOldestTargetModelVersion);
+  const std::uint32_t version = binary::versionOf(file);
   Reader r(payload, payloadSize, what);
   TargetModel m;
   const std::uint32_t width = r.count("image width", kMaxSide);
@@ -161,7 +191,10 @@ TargetModel decodeTargetModel(const std::vector<unsigned char>& file, const std:
     if (p.level < 0 || p.level > 16) r.fail("patch level " + std::to_string(p.level));
   }
   m.quality = getQualityReport(r);
-  if (r.remaining() != 0) r.fail(std::to_string(r.remaining()) + " unexpected bytes after the quality report");
+  if (version >= 3) m.geometry = getGeometry(r, m.widthMetres, m.image.size());  // version 2: planar
+  if (r.remaining() != 0)
+    r.fail(std::to_string(r.remaining()) + " unexpected bytes after the " +
+           (version >= 3 ? "geometry" : "quality report"));
   return m;
 }
 

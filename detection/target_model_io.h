@@ -8,7 +8,10 @@
 // octave: i32), the tilted-view keypoints among them (u32, TargetModel::tiltedKeypoints; since
 // version 2), descriptor length D (u32), N × D f32, patch count M (u32), M × (x, y: f32;
 // level: i32; score: f32), the quality report (keypoints: u32; coverage, distinctness,
-// meanContrast: f64; stars: u32; warning count and each warning as u32 length + bytes).
+// meanContrast: f64; stars: u32; warning count and each warning as u32 length + bytes), then
+// (since version 3) the geometry: kind (u32: 0 planar, 1 cylinder, 2 cone), radius_m,
+// top_radius_m, bottom_radius_m, side_length_m (f64), the cone's label layout (u32: 0 sector, 1
+// rectangle). A version-2 file loads as a planar target.
 
 #include <cstdint>
 #include <string>
@@ -18,9 +21,11 @@
 
 namespace nft::detection {
 
-/// The format version this build writes and reads.
+/// The format version this build writes; it reads kOldestTargetModelVersion to this one.
 /// 2: the count of tilted-view keypoints (TargetModel::tiltedKeypoints) after the keypoints.
-inline constexpr std::uint32_t kTargetModelVersion = 2;
+/// 3: the target's geometry (TargetModel::geometry) after the quality report.
+inline constexpr std::uint32_t kTargetModelVersion = 3;
+inline constexpr std::uint32_t kOldestTargetModelVersion = 2;
 
 /// Writes `model` to `path` through a temporary file renamed into place, so a failure never
 /// leaves a half-written model. @throws std::runtime_error naming the file if it cannot be
@@ -52,7 +57,8 @@ class Reader;
 }  // namespace binary
 
 /// Checks that `model` can be written: a non-empty CV_8UC1 image, one CV_32F descriptor row of
-/// the type's length per keypoint, tiltedKeypoints in [0, keypoints].
+/// the type's length per keypoint, tiltedKeypoints in [0, keypoints], a valid geometry
+/// (validateTargetGeometry).
 /// @throws std::invalid_argument "<who>: <what is wrong>".
 void checkModelToEncode(const TargetModel& model, const std::string& who);
 /// The quality report as both formats store it: keypoints (u32); coverage, distinctness,
@@ -60,5 +66,12 @@ void checkModelToEncode(const TargetModel& model, const std::string& who);
 void putQualityReport(binary::Writer& out, const TargetQuality& quality);
 /// Reads what putQualityReport() wrote. @throws std::runtime_error from `in` (a count too large).
 TargetQuality getQualityReport(binary::Reader& in);
+/// The geometry as both formats store it (since .nftm version 3, .nftdb version 4): kind (u32),
+/// radius_m, top_radius_m, bottom_radius_m, side_length_m (f64), cone label (u32).
+void putGeometry(binary::Writer& out, const TargetGeometry& geometry);
+/// Reads what putGeometry() wrote and checks it for the model's width and image size
+/// (validateTargetGeometry). @throws std::runtime_error from `in`: an unknown kind or label, or
+///   the check's message.
+TargetGeometry getGeometry(binary::Reader& in, double widthMetres, cv::Size imageSize);
 
 }  // namespace nft::detection

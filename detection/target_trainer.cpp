@@ -211,6 +211,7 @@ TargetModel trainTarget(const cv::Mat& image, const TargetTrainerOptions& option
     throw std::invalid_argument("trainTarget: patch options out of range (maxPatches >= 0, patchLevels >= 1, "
                                 "patchSpacing >= 1, patchMargin >= 0)");
   const cv::Mat gray = toGray(image);
+  validateTargetGeometry(options.geometry, options.widthMetres, gray.size(), "trainTarget");
 
   TargetModel model;
   const int longest = std::max(gray.cols, gray.rows);
@@ -223,6 +224,7 @@ TargetModel trainTarget(const cv::Mat& image, const TargetTrainerOptions& option
     model.image = gray.clone();
   }
   model.widthMetres = options.widthMetres;
+  model.geometry = options.geometry;
   model.descriptorType = options.descriptorType;
   model.orientation = options.orientation;
 

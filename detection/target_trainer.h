@@ -17,8 +17,14 @@ namespace nft::detection {
 struct TargetTrainerOptions {
   /// Longest side of the working image, pixels: larger targets are scaled down (INTER_AREA).
   int workingSize = 640;
-  /// Physical width of the target, metres (the image's width on paper).
+  /// Physical width of the target, metres (the image's width on paper; for a curved target the
+  /// label's width, detection/target_geometry.h).
   double widthMetres = 0.20;
+  /// The surface the target is printed on (TargetModel::geometry), checked against widthMetres
+  /// and the image's aspect (validateTargetGeometry). The model is trained from the label image
+  /// as it is, for every kind: the views of the curved label (issue 47, item 2) are not yet
+  /// simulated.
+  TargetGeometry geometry;
   DescriptorType descriptorType = DescriptorType::Surf64;
   Orientation orientation = Orientation::Oriented;
   /// The detector run over the working image's pyramid (scale-aware FAST).
@@ -58,7 +64,8 @@ using DescribeFunction = std::function<cv::Mat(const cv::Mat& gray, std::vector<
 /// Keypoints are those of the scale-aware FAST detector on the working image (its pyramid gives
 /// the several scales); keypoints whose descriptor is zero (uniform patch) are dropped.
 /// @throws std::invalid_argument for an empty, too small or wrongly typed image, or options
-///         out of range (named); what `describe` throws passes through.
+///         out of range (named; a geometry's fields as validateTargetGeometry names them); what
+///         `describe` throws passes through.
 TargetModel trainTarget(const cv::Mat& image, const TargetTrainerOptions& options, const DescribeFunction& describe);
 
 }  // namespace nft::detection

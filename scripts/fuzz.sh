@@ -34,7 +34,10 @@ done
 if [ "$make_corpus" = 1 ]; then
   # Seeds of the .nftm loader, trained by nft_train on graf1.png (opencv-doc) scaled down to the
   # smallest working size: as a whole file (first byte odd) and as a bare payload (first byte
-  # even: the harness adds header and CRC-32), for SURF-64 oriented and SURF-36 upright.
+  # even: the harness adds header and CRC-32), for SURF-64 oriented and SURF-36 upright, and a
+  # SURF-64 label on a cylinder (c64: the geometry after the quality report). Written in the
+  # current format (version 3); v2-s64-file.bin is a file of version 2 (no geometry), written by
+  # the build before version 3 and still read: kept as it is.
   train="${NFT_TRAIN:-build/release/apps/nft_train}"
   graf=/usr/share/doc/opencv-doc/examples/data/graf1.png
   out=tests/fuzz/corpus/target_model
@@ -43,7 +46,9 @@ if [ "$make_corpus" = 1 ]; then
   mkdir -p "$out"
   "$train" "$graf" -o "$tmp/s64.nftm" --working-size 64 --keypoints 16 >/dev/null
   "$train" "$graf" -o "$tmp/s36.nftm" --working-size 64 --keypoints 8 --descriptor 36 --upright >/dev/null
-  for m in s64 s36; do
+  "$train" "$graf" -o "$tmp/c64.nftm" --working-size 64 --keypoints 16 --geometry cylinder --radius-m 0.04 \
+    --height-m 0.08 >/dev/null
+  for m in s64 s36 c64; do
     { printf '\001'; cat "$tmp/$m.nftm"; } >"$out/$m-file.bin"
     { printf '\000'; tail -c +17 "$tmp/$m.nftm" | head -c -4; } >"$out/$m-payload.bin"
   done
@@ -54,10 +59,11 @@ if [ "$make_corpus" = 1 ]; then
   # its own width) and butterfly.jpg, SURF-36 upright with the tilted views, 40 keypoints a target,
   # 28 words (59 KB) — more than 10, so loading it builds the search tree by k-means
   # (vocabulary.h). Same two forms: the whole file, and the bare payload (the harness adds header
-  # and CRC-32). Written in the current format (version 3: compact records with residual codes,
-  # JPEG images); the v1-* seeds (and the regress-* ones, made whole version-1 files) are files of
-  # the version-1 format and v2-s64-file.bin one of version 2 (8-bit descriptors), which the loader
-  # still reads, written by the builds before versions 2 and 3: kept as they are.
+  # and CRC-32). Written in the current format (version 4: compact records with residual codes,
+  # JPEG images, each target's geometry); the v1-* seeds (and the regress-* ones, made whole
+  # version-1 files) are files of the version-1 format, v2-s64-file.bin one of version 2 (8-bit
+  # descriptors) and v3-s64-file.bin one of version 3 (no geometry), which the loader still reads,
+  # written by the builds before versions 2, 3 and 4: kept as they are.
   data=/usr/share/doc/opencv-doc/examples/data
   out=tests/fuzz/corpus/target_database
   mkdir -p "$out"

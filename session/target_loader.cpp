@@ -74,7 +74,15 @@ LoadedTarget loadTarget(const std::string& path, const PipelineOptions& options,
   return trainTargetImage(image, path, options, caps);
 }
 
+void checkPlanar(const detection::TargetGeometry& geometry, const std::string& what) {
+  if (geometry.curved())
+    throw std::runtime_error(what + " is a " + detection::toString(geometry.kind) +
+                             " target: the tracker follows planar targets only so far (curved targets are being "
+                             "built); train the label as a planar target to find it while it faces the camera");
+}
+
 void checkTarget(const LoadedTarget& t, const PipelineOptions& options) {
+  checkPlanar(t.model.geometry, "target '" + t.source + "'");
   const int keypoints = static_cast<int>(t.model.keypoints.size());
   const int needed = options.tracker.detection.minInliers;
   if (options.tracker.detectionEnabled && keypoints < needed)

@@ -207,9 +207,11 @@ TargetId TargetTracking::add(detection::TargetModel model, TargetInfo info) {
 }
 
 std::vector<TargetId> TargetTracking::addDatabase(detection::TargetDatabase database, const std::string& source) {
-  for (const detection::DatabaseTarget& d : database.targets())
+  for (const detection::DatabaseTarget& d : database.targets()) {
     checkCompatible(d.stored ? d.stored->descriptorType() : d.model.descriptorType,
                     d.stored ? d.stored->orientation() : d.model.orientation, d.name);
+    session::checkPlanar(d.stored ? d.stored->geometry() : d.model.geometry, "target '" + d.name + "' of '" + source + "'");
+  }
   std::vector<detection::DatabaseTarget> entries = database.takeTargets();
   const bool adopt = !vocabularyFromDatabase_;
   if (adopt) {

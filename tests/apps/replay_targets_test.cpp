@@ -5,9 +5,13 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "detection/target_model_io.h"
 #include "support/program_run.h"
 #include "support/test_data.h"
 
@@ -144,6 +148,61 @@ TEST(ReplayTargets, FindsTheCoverAmongDistractorsMadeByTheScript) {
   }
   EXPECT_EQ(wrong, 0) << "a distractor was reported";
   EXPECT_GE(cover, 59) << "the cover is in view in all 60 frames";
+}
+
+}  // namespace
+
+namespace {
+
+TEST(ReplayTargets, CurvedTargetsAreTrainedWithTheirGeometryAndRefusedByTheTracker) {
+  // Issue 47, item 1: nft_train --geometry writes the geometry into the model (the label's width
+  // from --height-m and the image's aspect), refuses incomplete or mismatched options naming
+  // them, and the tracker, which follows planar targets only so far, refuses the curved model.
+  const fs::path dir = nft::testing::freshTempDir("nft_curved");
+  const std::string graf = "/usr/share/doc/opencv-doc/examples/data/graf1.png";  // 800 × 640
+  const auto train = [&](const std::string& options) {
+    return nft::testing::runProgram(NFT_TRAIN_BINARY, quoted(fs::path(graf)) + " -o " + quoted(dir / "can.nftm") +
+                                                          " --extractor cpu --keypoints 200 " + options);
+  };
+  nft::testing::ProgramRun run = train("--geometry cylinder --radius-m 0.033 --height-m 0.08");
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("Geometry:   cylinder, radius 0.0330 m, the label 0.080 m high around 174 degrees"),
+            std::string::npos)
+      << run.output;
+  const nft::detection::TargetModel can = nft::detection::loadTargetModel((dir / "can.nftm").string());
+  EXPECT_EQ(can.geometry.kind, nft::detection::GeometryKind::Cylinder);
+  EXPECT_EQ(can.geometry.radiusM, 0.033);
+  EXPECT_NEAR(can.widthMetres, 0.1, 1e-12) << "0.08 m high at 800 × 640";  // 0.1 / 0.033 rad: 174°
+
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"--geometry cylinder", "--geometry cylinder needs --radius-m"},
+      {"--radius-m 0.05", "--radius-m is not used by a planar target"},
+      {"--geometry cylinder --radius-m 0.01", "longer than the cylinder's circumference"},
+      {"--geometry cone --top-radius-m 0.04 --bottom-radius-m 0.03", "--geometry cone needs --side-length-m"},
+      {"--geometry cylinder --radius-m 0.05 --width-m 0.2 --height-m 0.1", "--height-m 0.1 and --width-m 0.2 disagree"},
+      {"--geometry cylinder --radius-m -1", "--radius-m -1: expected a positive number of metres"},
+      {"--geometry barrel", "--geometry 'barrel': expected planar, cylinder or cone"}};
+  fs::remove(dir / "can.nftm");
+  for (const auto& [options, message] : refused) {
+    run = train(options);
+    EXPECT_EQ(run.status, 1) << options << "\n" << run.output;
+    EXPECT_NE(run.output.find(message), std::string::npos) << options << "\n" << run.output;
+    EXPECT_FALSE(fs::exists(dir / "can.nftm")) << options << ": nothing written";
+  }
+  run = nft::testing::runProgram(NFT_TRAIN_BINARY, "--database " + quoted(dir / "db.nftdb") + " --folder " +
+                                                       quoted(dir) + " --geometry cylinder --radius-m 0.05");
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.output.find("--geometry trains one target"), std::string::npos) << run.output;
+
+  ASSERT_EQ(train("--geometry cylinder --radius-m 0.033 --height-m 0.08").status, 0);
+  run = nft::testing::runProgram(NFT_REPLAY_BINARY,
+                                 "--target " + quoted(dir / "can.nftm") +
+                                     " --video /usr/share/doc/opencv-doc/examples/data/vtest.avi --frames 2 "
+                                     "--no-render --progress 0");
+  EXPECT_EQ(run.status, 1) << run.output;
+  EXPECT_NE(run.output.find("is a cylinder target: the tracker follows planar targets only so far"),
+            std::string::npos)
+      << run.output;
 }
 
 }  // namespace

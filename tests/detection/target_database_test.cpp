@@ -471,7 +471,7 @@ TEST(TargetDatabase, BadFilesAreErrorsNamingTheFileAndNothingIsHalfWritten) {
   EXPECT_NE(errorOf(flipped).find("checksum mismatch"), std::string::npos) << errorOf(flipped);
   std::vector<char> version = bytes;
   version[4] = 9;
-  EXPECT_NE(errorOf(version).find("format version 9, but this build reads versions 1 to 3"), std::string::npos)
+  EXPECT_NE(errorOf(version).find("format version 9, but this build reads versions 1 to 4"), std::string::npos)
       << errorOf(version);
   std::vector<char> model(bytes.begin(), bytes.end());
   model[0] = 'N', model[1] = 'F', model[2] = 'T', model[3] = 'M';
@@ -496,7 +496,8 @@ TEST(TargetDatabase, BadFilesAreErrorsNamingTheFileAndNothingIsHalfWritten) {
   const size_t imageBytes = record + 4 + 4 + 8 + 8 + 4 + 4;  // after size, scale, width, type, orientation
   auto rewrapped = [&](std::vector<unsigned char> p) {
     p = std::vector<unsigned char>(p.begin() + payload, p.end() - 4);
-    const std::vector<unsigned char> file = nft::detection::binary::container("NFTD", 3, p);
+    const std::vector<unsigned char> file =
+        nft::detection::binary::container("NFTD", nft::detection::kTargetDatabaseVersion, p);
     return std::vector<char>(file.begin(), file.end());
   };
   std::vector<unsigned char> noImage = good;
@@ -525,6 +526,53 @@ TEST(TargetDatabase, BadFilesAreErrorsNamingTheFileAndNothingIsHalfWritten) {
   EXPECT_THROW(TargetDatabase::build(targets), std::invalid_argument);
   EXPECT_THROW(TargetDatabase().save(tempFile("empty.nftdb").string()), std::invalid_argument);
   EXPECT_FALSE(fs::exists(tempFile("empty.nftdb")));
+}
+
+}  // namespace
+
+namespace {
+
+TEST(TargetDatabase, TargetsKeepTheirGeometryAndVersionThreeFilesArePlanar) {
+  // Issue 47, item 1: a database (version 4) stores each target's geometry; one of version 3
+  // (the seed the build before version 4 wrote, scripts/fuzz.sh --make-corpus) loads as planar
+  // targets, compact or not.
+  std::ifstream seed(fs::path(NFT_SOURCE_DIR) / "tests/fuzz/corpus/target_database/v3-s64-file.bin", std::ios::binary);
+  ASSERT_TRUE(seed) << "the version-3 seed file is missing";
+  std::vector<char> old((std::istreambuf_iterator<char>(seed)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(old[1 + 4], 3) << "not a version-3 file";
+  const fs::path v3 = tempFile("v3.nftdb");
+  std::ofstream(v3, std::ios::binary).write(old.data() + 1, static_cast<long>(old.size() - 1));
+  nft::detection::TargetDatabaseLoadOptions compactOptions;
+  compactOptions.keepCompact = true;
+  const TargetDatabase plain = TargetDatabase::load(v3.string());
+  const TargetDatabase compact = TargetDatabase::load(v3.string(), compactOptions);
+  ASSERT_EQ(plain.size(), 2);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_FALSE(plain.targets()[static_cast<size_t>(i)].model.geometry.curved());
+    EXPECT_FALSE(compact.targets()[static_cast<size_t>(i)].stored->geometry().curved());
+  }
+  // graf on a can (0.2 m of label around a 5 cm radius), box flat; saved as version 4.
+  std::vector<std::pair<std::string, nft::detection::TargetModel>> models;
+  for (const nft::detection::DatabaseTarget& t : plain.targets()) models.emplace_back(t.name, t.model);
+  nft::detection::TargetGeometry can;
+  can.kind = nft::detection::GeometryKind::Cylinder;
+  can.radiusM = 0.05;
+  ASSERT_GT(models[0].second.widthMetres, 0.0);
+  models[0].second.geometry = can;
+  const fs::path v4 = tempFile("v4.nftdb");
+  TargetDatabase::build(std::move(models)).save(v4.string());
+  std::ifstream written(v4, std::ios::binary);
+  char header[8] = {};
+  written.read(header, 8);
+  EXPECT_EQ(header[4], static_cast<char>(nft::detection::kTargetDatabaseVersion));
+  const TargetDatabase back = TargetDatabase::load(v4.string());
+  const TargetDatabase backCompact = TargetDatabase::load(v4.string(), compactOptions);
+  EXPECT_EQ(back.targets()[0].model.geometry, can);
+  EXPECT_EQ(backCompact.targets()[0].stored->geometry(), can);
+  EXPECT_EQ(backCompact.targets()[0].stored->decode().geometry, can);
+  EXPECT_FALSE(back.targets()[1].model.geometry.curved());
+  EXPECT_FALSE(backCompact.targets()[1].stored->decode().geometry.curved());
+  EXPECT_EQ(back.targets()[0].model.keypoints.size(), plain.targets()[0].model.keypoints.size());
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include <unistd.h>
 
+#include "detection/binary_io.h"
 #include "detection/target_model_io.h"
 #include "detection/target_quality.h"
 
@@ -139,16 +140,76 @@ TEST_F(TargetModelFile, TruncatedFilesAreRejected) {
 TEST_F(TargetModelFile, OtherVersionsAndOtherFilesHaveTheirOwnMessages) {
   saveTargetModel(sampleModel(), path_);
   std::vector<char> b = bytes();
-  b[4] = 3;  // format version 3
+  b[4] = 4;  // format version 4
   write(b);
-  EXPECT_NE(loadError().find("format version 3, but this build reads version 2"), std::string::npos) << loadError();
+  EXPECT_NE(loadError().find("format version 4, but this build reads versions 2 to 3"), std::string::npos)
+      << loadError();
   b[4] = 1;  // version 1, before the tilted-view count
   write(b);
-  EXPECT_NE(loadError().find("format version 1, but this build reads version 2"), std::string::npos) << loadError();
+  EXPECT_NE(loadError().find("format version 1, but this build reads versions 2 to 3"), std::string::npos)
+      << loadError();
+  b[4] = 2;  // a version-3 payload read as version 2: the geometry is left over
+  write(b);
+  EXPECT_NE(loadError().find("40 unexpected bytes after the quality report"), std::string::npos) << loadError();
   write({'P', 'N', 'G', '!', 0, 0, 0, 0});
   EXPECT_NE(loadError().find("not a target model file"), std::string::npos) << loadError();
   std::filesystem::remove(path_);
   EXPECT_NE(loadError().find("cannot open"), std::string::npos) << loadError();
+}
+
+TEST_F(TargetModelFile, CurvedGeometriesRoundTripAndVersionTwoFilesArePlanar) {
+  // Issue 47, item 1: the geometry is stored (version 3) and read back exactly; a file of
+  // version 2 (the seed the build before version 3 wrote, scripts/fuzz.sh --make-corpus, behind
+  // the fuzzer's one-byte prefix) loads as a planar target.
+  TargetModel can = sampleModel();  // 64 × 48 px, 0.187 m wide: a label 0.14 m high
+  can.geometry.kind = GeometryKind::Cylinder;
+  can.geometry.radiusM = 0.033;
+  saveTargetModel(can, path_);
+  EXPECT_EQ(loadTargetModel(path_).geometry, can.geometry);
+  TargetModel cup = sampleModel();
+  cup.geometry.kind = GeometryKind::Cone;
+  cup.geometry.topRadiusM = 0.045;
+  cup.geometry.bottomRadiusM = 0.03;
+  cup.geometry.sideLengthM = 0.16;
+  cup.geometry.coneLabel = ConeLabel::Rectangle;
+  saveTargetModel(cup, path_);
+  const TargetModel back = loadTargetModel(path_);
+  EXPECT_EQ(back.geometry, cup.geometry);
+  EXPECT_EQ(back.keypoints.size(), cup.keypoints.size());
+
+  std::ifstream seed(std::filesystem::path(NFT_SOURCE_DIR) / "tests/fuzz/corpus/target_model/v2-s64-file.bin",
+                     std::ios::binary);
+  ASSERT_TRUE(seed) << "the version-2 seed file is missing";
+  const std::vector<char> old((std::istreambuf_iterator<char>(seed)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(old[1 + 4], 2) << "not a version-2 file";
+  write(std::vector<char>(old.begin() + 1, old.end()));
+  const TargetModel planar = loadTargetModel(path_);
+  EXPECT_EQ(planar.geometry, TargetGeometry{});
+  EXPECT_EQ(planar.keypoints.size(), 16u);
+
+  // A curved model that does not fit its label (0.187 m around a 2 cm radius) is not written;
+  // a file whose geometry is out of range is refused, naming the field.
+  TargetModel tight = can;
+  tight.geometry.radiusM = 0.02;
+  EXPECT_THROW(saveTargetModel(tight, path_), std::invalid_argument);
+  saveTargetModel(can, path_);
+  std::vector<char> b = bytes();
+  // The geometry is the payload's last 40 bytes before the CRC: kind, 4 × f64, label.
+  const size_t kind = b.size() - 4 - 40, radius = kind + 4;
+  const auto rewrite = [&](const std::vector<char>& file) {
+    std::vector<unsigned char> payload(file.begin() + 16, file.end() - 4);
+    const std::vector<unsigned char> whole = binary::container("NFTM", kTargetModelVersion, payload);
+    write(std::vector<char>(whole.begin(), whole.end()));
+  };
+  std::vector<char> badKind = b;
+  badKind[kind] = 7;
+  rewrite(badKind);
+  EXPECT_NE(loadError().find("geometry kind 7"), std::string::npos) << loadError();
+  std::vector<char> zeroRadius = b;
+  std::fill(zeroRadius.begin() + static_cast<long>(radius), zeroRadius.begin() + static_cast<long>(radius + 8), 0);
+  rewrite(zeroRadius);
+  EXPECT_NE(loadError().find("radius_m 0 (expected a finite number > 0)"), std::string::npos) << loadError();
+  EXPECT_NE(loadError().find(path_), std::string::npos) << loadError();
 }
 
 TEST_F(TargetModelFile, InconsistentModelsAreNotWritten) {
