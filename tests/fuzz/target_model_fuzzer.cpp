@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "detection/binary_io.h"
 #include "detection/target_model_io.h"
 #include "tests/fuzz/fuzz_support.h"
 
@@ -68,7 +69,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       model.descriptors.cols != nft::detection::descriptorLength(model.descriptorType))
     nft::fuzz::contractBroken("target_model_fuzzer", "descriptor matrix does not fit the keypoints");
   nft::detection::saveTargetModel(model, output.path());
-  if (readAll(output.path()) != bytes)
+  // A file of the current version saves back byte for byte; an older one (version 2: no
+  // geometry) loads as a planar model, saved in the current version.
+  const bool current = bytes.size() >= 8 && nft::detection::binary::versionOf(bytes) == nft::detection::kTargetModelVersion;
+  if (current && readAll(output.path()) != bytes)
     nft::fuzz::contractBroken("target_model_fuzzer", "saving the loaded model does not give the same bytes");
   return 0;
 }
