@@ -90,13 +90,20 @@ int trainDatabase(const std::vector<nft::train::TargetEntry>& entries, const std
       throw std::runtime_error("target '" + e.name + "': image '" + e.image + "' does not exist");
     const cv::Mat image = cv::imread(e.image, cv::IMREAD_GRAYSCALE);
     if (image.empty()) throw std::runtime_error("target '" + e.name + "': cannot read image '" + e.image + "'");
+    try {
+      o.training.geometry = nft::train::geometryOf(e.geometry, image.size(), o.training.widthMetres, e.widthMetres > 0);
+    } catch (const std::invalid_argument& error) {
+      throw std::runtime_error(e.origin + ": target '" + e.name + "': " + error.what());
+    }
     nft::session::LoadedTarget t = nft::session::trainTargetImage(image, e.image, o, caps);  // names the image in errors
     const TargetQuality& q = t.model.quality;
     std::string stars;
     for (int s = 0; s < 5; ++s) stars += s < q.stars ? "*" : ".";
-    std::printf("[%zu/%zu] %s: %zu keypoints, %zu patches, %s%s%s\n", i + 1, entries.size(), e.name.c_str(),
-                t.model.keypoints.size(), t.model.patches.size(), stars.c_str(), q.warnings.empty() ? "" : "; ",
-                q.warnings.empty() ? "" : q.warnings.front().c_str());
+    const std::string shape =
+        t.model.geometry.curved() ? ", " + nft::detection::toString(t.model.geometry.kind) : std::string();
+    std::printf("[%zu/%zu] %s: %zu keypoints, %zu patches%s, %s%s%s\n", i + 1, entries.size(), e.name.c_str(),
+                t.model.keypoints.size(), t.model.patches.size(), shape.c_str(), stars.c_str(),
+                q.warnings.empty() ? "" : "; ", q.warnings.empty() ? "" : q.warnings.front().c_str());
     std::fflush(stdout);
     models.emplace_back(e.name, std::move(t.model));
   }
@@ -129,7 +136,9 @@ int main(int argc, char** argv) {
                  "write a target database (.nftdb) of every image of --folder or --list, trained as the Session trains "
                  "images (the --config's settings)");
   app.add_option("--folder", folder, "with --database: every image of this folder, named by its file name");
-  app.add_option("--list", listFile, "with --database: a list file, one 'name image [width_m]' per line");
+  app.add_option("--list", listFile,
+                 "with --database: a list file, one 'name image [width_m] [key=value ...]' per line; the keys\n"
+                 "give a curved label's surface: geometry=cylinder radius_m=0.033 (docs/programs/nft_train.md)");
   app.add_option("--config", configPath, "with --database: the YAML config whose training settings are used");
   nft::detection::TargetDatabaseSaveOptions saveOptions;
   app.add_option("--image-quality", saveOptions.imageQuality,
@@ -202,7 +211,9 @@ int main(int argc, char** argv) {
         throw std::runtime_error("--database writes one database: give no target image and no --out");
       for (const CLI::Option* o : geometryOptions)
         if (o->count() > 0)
-          throw std::runtime_error(o->get_name() + " trains one target: with --database every target is planar");
+          throw std::runtime_error(o->get_name() +
+                                   " is for one target: with --database give each target's geometry on its line of "
+                                   "the --list file (e.g. 'can can.png 0.207 geometry=cylinder radius_m=0.033')");
       return trainDatabase(folder.empty() ? nft::train::entriesOfList(listFile) : nft::train::entriesOfFolder(folder),
                            databasePath, configPath, options.widthMetres, platform, lookAlike,
                            keypoints->count() ? std::optional<int>(options.detector.maxKeypoints) : std::nullopt,

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "config/config.h"
+#include "nft/types.h"
 
 namespace nftpy {
 
@@ -15,6 +16,12 @@ void bindSession(pybind11::module_& m);
 /// GpuContext, SurfEs, CpuSurf, GpuMatcher, FastDetector, train_target
 /// (python/detection_bindings.cpp).
 void bindDetection(pybind11::module_& m);
+
+/// TargetGeometry (python/geometry_bindings.cpp); bound before the classes that take it.
+void bindGeometry(pybind11::module_& m);
+/// A geometry argument: None (planar) or an nft.TargetGeometry.
+/// @throws TypeError naming `geometry` for another type.
+nft::TargetGeometry geometryFrom(const pybind11::handle& geometry);
 
 /// A config argument: None (the defaults), a YAML file path (str or os.PathLike) or a dict of
 /// sections (written as YAML and parsed by nft::config::parseConfig, so it is checked as a file

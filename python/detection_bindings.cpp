@@ -526,6 +526,9 @@ quality report (C++ nft::detection::TargetModel).)doc")
                              "NCC patches kept for the tracking lane.")
       .def_property_readonly("width_m", [](const PyTrainedTarget& t) { return t.target.model.widthMetres; },
                              "Physical width, metres.")
+      .def_property_readonly("geometry",
+                             [](const PyTrainedTarget& t) { return nft::session::publicGeometry(t.target.model.geometry); },
+                             "The surface it is printed on (nft.TargetGeometry).")
       .def_property_readonly("original_size", [](const PyTrainedTarget& t) {
         return py::make_tuple(t.target.originalSize.width, t.target.originalSize.height);
       }, "(width, height) of the image as given, pixels.")
@@ -548,13 +551,15 @@ quality report (C++ nft::detection::TargetModel).)doc")
 
   m.def(
       "train_target",
-      [](const py::object& imageOrPath, double widthM, const py::object& config, const std::optional<ContextPtr>& context) {
+      [](const py::object& imageOrPath, double widthM, const py::object& config, const std::optional<ContextPtr>& context,
+         const py::object& geometry) {
         std::string source;
         const nft::config::Config cfg = configFrom(config, source);
         nft::session::PipelineOptions options = nft::session::pipelineOptions(cfg, source);
         if (!(widthM >= 0) || !std::isfinite(widthM))
           valueError("width_m: expected a width in metres >= 0 (0 = the config's target.width_m)");
         if (widthM > 0) options.training.widthMetres = widthM;
+        options.training.geometry = nft::session::detectionGeometry(geometryFrom(geometry));
         cv::Mat image;
         std::string name = "<image>";
         if (isPath(imageOrPath)) {
@@ -583,15 +588,20 @@ quality report (C++ nft::detection::TargetModel).)doc")
         return out;
       },
       py::arg("image_or_path"), py::arg("width_m") = 0.0, py::arg("config") = py::none(), py::arg("context") = py::none(),
+      py::arg("geometry") = py::none(),
       R"doc(Trains a target as Session.add_target() and nft_train do → nft.TrainedTarget with its quality report.
 
 image_or_path: an image file or an H×W grey / H×W×3 BGR uint8 array (a photo or scan of the target).
 width_m:       the printed target's width, metres; 0 = the config's target.width_m.
+geometry:      None (planar) or an nft.TargetGeometry: a label on a can is
+               nft.TargetGeometry.cylinder(radius_m), its image the label unrolled, width_m its arc.
+               Saved with the model (nft_train --geometry does the same).
 config:        None, a YAML path or a dict, as for Session (sections detector, descriptor, target).
 context:       an nft.GpuContext for SURF-ES; None = the thread's default one.
 Save it with .save("target.nftm"): add_target() then loads it without training.
-Raises FileNotFoundError for a missing file; nft.InputError for an unreadable image or one too plain
-to track (fewer keypoints or patches than the lanes need); nft.ConfigError.)doc");
+Raises FileNotFoundError for a missing file; nft.InputError for an unreadable image, one too plain
+to track (fewer keypoints or patches than the lanes need) or a geometry that does not fit it (naming
+the field); TypeError for a geometry of another type; nft.ConfigError.)doc");
 }
 
 }  // namespace nftpy

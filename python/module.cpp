@@ -111,6 +111,7 @@ every message names the argument and what was expected.)doc";
 
   m.attr("__version__") = nft::version();
 
+  nftpy::bindGeometry(m);
   nftpy::bindSession(m);
   nftpy::bindDetection(m);
 }

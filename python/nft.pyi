@@ -57,6 +57,37 @@ class Calibration:
 def load_calibration(path: PathLike) -> Calibration:
     """Reads an OpenCV calibration file. Raises FileNotFoundError, ConfigError."""
 
+class TargetGeometry:
+    """The surface a target is printed on (C++ nft::TargetGeometry), metres: planar (the default), a
+    cylinder (a label around a can: the image is the label unrolled, width_m its arc length) or a cone."""
+    def __init__(self, kind: str = "planar", radius_m: float = 0.0, top_radius_m: float = 0.0,
+                 bottom_radius_m: float = 0.0, side_length_m: float = 0.0, cone_label: str = "sector") -> None:
+        """Raises ValueError for a kind other than 'planar', 'cylinder', 'cone' or a cone_label other than
+        'sector', 'rectangle'; sizes are checked when a target is trained."""
+    @staticmethod
+    def planar() -> TargetGeometry: ...
+    @staticmethod
+    def cylinder(radius_m: float) -> TargetGeometry: ...
+    @staticmethod
+    def cone(top_radius_m: float, bottom_radius_m: float, side_length_m: float,
+             label: str = "sector") -> TargetGeometry: ...
+    @property
+    def kind(self) -> str:
+        """'planar', 'cylinder' or 'cone'."""
+    @property
+    def radius_m(self) -> float: ...
+    @property
+    def top_radius_m(self) -> float: ...
+    @property
+    def bottom_radius_m(self) -> float: ...
+    @property
+    def side_length_m(self) -> float: ...
+    @property
+    def cone_label(self) -> str:
+        """'sector' or 'rectangle'."""
+    @property
+    def curved(self) -> bool: ...
+
 class TargetQuality:
     """The quality report of a trained target (C++ nft::TargetQuality)."""
     @property
@@ -103,6 +134,8 @@ class TargetInfo:
     def load_seconds(self) -> float: ...
     @property
     def quality(self) -> TargetQuality: ...
+    @property
+    def geometry(self) -> TargetGeometry: ...
 
 class TargetResult:
     """One target's outcome in one frame (C++ nft::TargetResult). Arrays are None when not found."""
@@ -175,9 +208,11 @@ class Session:
         """config: None (defaults), a YAML path or a dict of sections; calibration: None, a calibration file
         or an nft.Calibration; egl_platform: 'auto', 'surfaceless', 'device', 'default'.
         Raises FileNotFoundError, ConfigError, GpuError, TypeError."""
-    def add_target(self, image_or_path: Union[PathLike, U8Image], name: str = "", width_m: float = 0.0) -> int:
+    def add_target(self, image_or_path: Union[PathLike, U8Image], name: str = "", width_m: float = 0.0,
+                   geometry: Optional[TargetGeometry] = None) -> int:
         """Adds a .nftm model, an image file or an image array (H×W, H×W×3 BGR, H×W×4 BGRA uint8); width in
-        metres (0: the model's or config's). Returns the id. Raises FileNotFoundError, InputError."""
+        metres (0: the model's or config's); geometry: the surface an image is printed on (None: planar).
+        Returns the id. Raises FileNotFoundError, InputError (also for a curved target, for now), TypeError."""
     def add_target_from_frame(self, frame: U8Image, quad: Union[Sequence[Tuple[float, float]], F64Array],
                               name: str = "", width_m: float = 0.0) -> int:
         """Adds an instant target: the quad's region of the frame (corners UL, UR, LR, LL in frame pixels),
@@ -327,6 +362,8 @@ class TrainedTarget:
     @property
     def width_m(self) -> float: ...
     @property
+    def geometry(self) -> TargetGeometry: ...
+    @property
     def original_size(self) -> Tuple[int, int]: ...
     @property
     def descriptor_type(self) -> str: ...
@@ -336,5 +373,5 @@ class TrainedTarget:
         """Writes a .nftm model file."""
 
 def train_target(image_or_path: Union[PathLike, U8Image], width_m: float = 0.0, config: ConfigArg = None,
-                 context: Optional[GpuContext] = None) -> TrainedTarget:
+                 context: Optional[GpuContext] = None, geometry: Optional[TargetGeometry] = None) -> TrainedTarget:
     """Trains a target as Session.add_target() does. Raises FileNotFoundError, InputError, ConfigError."""

@@ -177,18 +177,22 @@ class PySession {
     lastFrame_ = py::none();
   }
 
-  int addTarget(const py::object& imageOrPath, const std::string& name, double widthM) {
+  int addTarget(const py::object& imageOrPath, const std::string& name, double widthM, const py::object& geometry) {
     nft::Session& session = s("add_target");
+    nft::TargetOptions options;
+    options.name = name;
+    options.widthMetres = widthM;
+    options.geometry = geometryFrom(geometry);
     if (isPath(imageOrPath)) {
       const std::string path = existingPath(imageOrPath, "image_or_path");
       py::gil_scoped_release nogil;
       std::lock_guard<std::mutex> lock(bound_.mutex());
-      return session.addTarget(path, name, widthM);
+      return session.addTarget(path, options);
     }
     const cv::Mat image = imageView(imageOrPath, "image_or_path", true);
     py::gil_scoped_release nogil;
     std::lock_guard<std::mutex> lock(bound_.mutex());
-    return session.addTarget(image, name, widthM);
+    return session.addTarget(image, options);
   }
 
   int addTargetFromFrame(const py::array& frame, const py::object& quad, const std::string& name, double widthM) {
@@ -380,6 +384,7 @@ distinctness (fraction of keypoints without a look-alike elsewhere on the target
       .def_readonly("trained", &nft::TargetInfo::trained, "True when trained by add_target(), False when loaded from a .nftm model.")
       .def_readonly("load_seconds", &nft::TargetInfo::loadSeconds, "Time spent training or loading, seconds.")
       .def_readonly("quality", &nft::TargetInfo::quality, "The quality report (nft.TargetQuality).")
+      .def_readonly("geometry", &nft::TargetInfo::geometry, "The surface it is printed on (nft.TargetGeometry).")
       .def("__repr__", [](const nft::TargetInfo& t) {
         return "nft.TargetInfo(id=" + std::to_string(t.id) + ", name='" + t.name + "', width_m=" +
                std::to_string(t.widthMetres) + ", stars=" + std::to_string(t.quality.stars) + ")";
@@ -483,7 +488,7 @@ Use as a context manager, or call close(), to free its GL objects at a known poi
       .def(py::init<const py::object&, const py::object&, const std::string&>(), py::arg("config") = py::none(),
            py::arg("calibration") = py::none(), py::arg("egl_platform") = "auto")
       .def("add_target", &PySession::addTarget, py::arg("image_or_path"), py::arg("name") = "",
-           py::arg("width_m") = 0.0,
+           py::arg("width_m") = 0.0, py::arg("geometry") = py::none(),
            R"doc(Adds a target and returns its id (int ≥ 1).
 
 image_or_path: a trained model (.nftm, made by nft_train or nft.train_target), an image file
@@ -491,10 +496,14 @@ image_or_path: a trained model (.nftm, made by nft_train or nft.train_target), a
                H×W×4 BGRA uint8) — images are trained here (seconds on llvmpipe).
 name:          how results name it; "" = the file name.
 width_m:       the printed target's width, metres (> 0: poses in metres); 0 = the model's width
-               (.nftm) or the config's target.width_m (images).
+               (.nftm) or the config's target.width_m (images). A curved label's: its arc length.
+geometry:      None (planar) or an nft.TargetGeometry, the surface an image is printed on, e.g.
+               nft.TargetGeometry.cylinder(0.033) for a can's label; a .nftm keeps its own. A curved
+               target is trained and checked, then refused: the lanes follow planar ones only so far.
 The quality report is in session.target(id).quality.
 Raises FileNotFoundError for a missing file; nft.InputError for an unreadable or corrupt file, an
-image too plain to track, a negative width, or a name already taken.)doc")
+image too plain to track, a negative width, a geometry that does not fit the label (naming the
+field: radius_m, ...), a curved target, or a name already taken; TypeError for another geometry.)doc")
       .def("add_target_from_frame", &PySession::addTargetFromFrame, py::arg("frame"), py::arg("quad"),
            py::arg("name") = "", py::arg("width_m") = 0.0,
            R"doc(Adds an instant target: the region of a camera frame inside a quad ("point the camera at a

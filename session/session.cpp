@@ -74,6 +74,7 @@ TargetInfo infoOf(const session::LoadedTarget& t, const std::string& name) {
   info.trained = t.trained;
   info.loadSeconds = t.seconds;
   info.quality = session::qualityOf(t.model);
+  info.geometry = session::publicGeometry(t.model.geometry);
   return info;
 }
 
@@ -205,6 +206,9 @@ struct Session::Impl {
 
   TargetId add(session::LoadedTarget loaded, const std::string& name, double widthMetres) {
     if (widthMetres > 0) loaded.model.widthMetres = widthMetres;
+    // A curved label's width sizes its surface: a model file's given another width is checked anew.
+    detection::validateTargetGeometry(loaded.model.geometry, loaded.model.widthMetres, loaded.model.image.size(),
+                                      "target '" + name + "'");
     TargetInfo info = infoOf(loaded, name);
     const TargetId id = tracking->add(std::move(loaded.model), std::move(info));
     renderer.reset();  // drawn for the targets' sizes
@@ -336,22 +340,43 @@ Session::Session(Session&&) noexcept = default;
 Session& Session::operator=(Session&&) noexcept = default;
 
 TargetId Session::addTarget(const std::string& path, const std::string& name, double widthMetres) {
+  TargetOptions options;
+  options.name = name;
+  options.widthMetres = widthMetres;
+  return addTarget(path, options);
+}
+
+TargetId Session::addTarget(const std::string& path, const TargetOptions& target) {
   impl_->checkCall("addTarget");
-  checkWidth(widthMetres, "addTarget('" + path + "')");
+  checkWidth(target.widthMetres, "addTarget('" + path + "')");
   return translated("addTarget", [&] {
     session::PipelineOptions options = impl_->pipeline;
-    if (widthMetres > 0) options.training.widthMetres = widthMetres;
+    if (target.widthMetres > 0) options.training.widthMetres = target.widthMetres;
+    options.training.geometry = session::detectionGeometry(target.geometry);
     const CallerGlState callerState;
     session::LoadedTarget loaded = session::loadTarget(path, options, impl_->caps);
-    const std::string shownName = name.empty() ? std::filesystem::path(path).filename().string() : name;
-    return impl_->add(std::move(loaded), shownName, widthMetres);
+    if (!loaded.trained && target.geometry.curved() && loaded.model.geometry != options.training.geometry)
+      throw InputError("addTarget('" + path + "'): geometry " + toString(target.geometry.kind) +
+                       " differs from the model file's (" + detection::toString(loaded.model.geometry.kind) +
+                       "): a model keeps the geometry it was trained with (nft_train --geometry); give the planar "
+                       "default for a model file, or train the image with this geometry");
+    const std::string shownName =
+        target.name.empty() ? std::filesystem::path(path).filename().string() : target.name;
+    return impl_->add(std::move(loaded), shownName, target.widthMetres);
   });
 }
 
 TargetId Session::addTarget(const cv::Mat& image, const std::string& name, double widthMetres) {
+  TargetOptions options;
+  options.name = name;
+  options.widthMetres = widthMetres;
+  return addTarget(image, options);
+}
+
+TargetId Session::addTarget(const cv::Mat& image, const TargetOptions& target) {
   impl_->checkCall("addTarget");
-  const std::string label = name.empty() ? std::string("<image>") : name;
-  checkWidth(widthMetres, "addTarget('" + label + "')");
+  const std::string label = target.name.empty() ? std::string("<image>") : target.name;
+  checkWidth(target.widthMetres, "addTarget('" + label + "')");
   if (image.empty()) throw InputError("addTarget('" + label + "'): the image is empty (0x0)");
   if (image.type() != CV_8UC1 && image.type() != CV_8UC3 && image.type() != CV_8UC4)
     throw InputError("addTarget('" + label + "'): image type " + cv::typeToString(image.type()) +
@@ -361,11 +386,12 @@ TargetId Session::addTarget(const cv::Mat& image, const std::string& name, doubl
     if (image.channels() == 3) cv::cvtColor(image, gray, cv::COLOR_BGR2GRAY);
     if (image.channels() == 4) cv::cvtColor(image, gray, cv::COLOR_BGRA2GRAY);
     session::PipelineOptions options = impl_->pipeline;
-    if (widthMetres > 0) options.training.widthMetres = widthMetres;
+    if (target.widthMetres > 0) options.training.widthMetres = target.widthMetres;
+    options.training.geometry = session::detectionGeometry(target.geometry);
     const CallerGlState callerState;
     session::LoadedTarget loaded = session::trainTargetImage(gray, label, options, impl_->caps);
     loaded.source = "<image>";
-    return impl_->add(std::move(loaded), label, widthMetres);
+    return impl_->add(std::move(loaded), label, target.widthMetres);
   });
 }
 

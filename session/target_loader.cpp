@@ -81,8 +81,33 @@ void checkPlanar(const detection::TargetGeometry& geometry, const std::string& w
                              "built); train the label as a planar target to find it while it faces the camera");
 }
 
+detection::TargetGeometry detectionGeometry(const TargetGeometry& g) {
+  detection::TargetGeometry d;
+  d.kind = g.kind == GeometryKind::Cylinder ? detection::GeometryKind::Cylinder
+           : g.kind == GeometryKind::Cone   ? detection::GeometryKind::Cone
+                                            : detection::GeometryKind::Planar;
+  d.radiusM = g.radiusMetres;
+  d.topRadiusM = g.topRadiusMetres;
+  d.bottomRadiusM = g.bottomRadiusMetres;
+  d.sideLengthM = g.sideLengthMetres;
+  d.coneLabel = g.coneLabel == ConeLabel::Rectangle ? detection::ConeLabel::Rectangle : detection::ConeLabel::Sector;
+  return d;
+}
+
+TargetGeometry publicGeometry(const detection::TargetGeometry& d) {
+  TargetGeometry g;
+  g.kind = d.kind == detection::GeometryKind::Cylinder ? GeometryKind::Cylinder
+           : d.kind == detection::GeometryKind::Cone   ? GeometryKind::Cone
+                                                       : GeometryKind::Planar;
+  g.radiusMetres = d.radiusM;
+  g.topRadiusMetres = d.topRadiusM;
+  g.bottomRadiusMetres = d.bottomRadiusM;
+  g.sideLengthMetres = d.sideLengthM;
+  g.coneLabel = d.coneLabel == detection::ConeLabel::Rectangle ? ConeLabel::Rectangle : ConeLabel::Sector;
+  return g;
+}
+
 void checkTarget(const LoadedTarget& t, const PipelineOptions& options) {
-  checkPlanar(t.model.geometry, "target '" + t.source + "'");
   const int keypoints = static_cast<int>(t.model.keypoints.size());
   const int needed = options.tracker.detection.minInliers;
   if (options.tracker.detectionEnabled && keypoints < needed)

@@ -40,13 +40,17 @@ LoadedTarget trainTargetImage(const cv::Mat& image, const std::string& source, c
                               const gpu::Capabilities& caps);
 
 /// Refuses a curved target (a cylinder or cone geometry, detection/target_geometry.h): the
-/// lanes follow planar targets only so far (issue 47). `what` names it ("target 'can.nftm'").
+/// lanes follow planar targets only so far (issue 47). TargetTracking::add and addDatabase call
+/// it, so nft_train still trains and stores curved targets. `what` names it ("target 'can'").
 /// @throws std::runtime_error "<what> is a cylinder target: the tracker follows planar targets
 ///   only so far ...".
 void checkPlanar(const detection::TargetGeometry& geometry, const std::string& what);
 
-/// Refuses a target the pipeline cannot find or follow: a curved one (checkPlanar), fewer
-/// keypoints than the detection lane's inlier floor (ransac.min_inliers), or, with tracking on,
+/// The public geometry (nft::TargetGeometry) as the model's, and back; field for field.
+detection::TargetGeometry detectionGeometry(const TargetGeometry& geometry);
+TargetGeometry publicGeometry(const detection::TargetGeometry& geometry);
+
+/// Refuses a target the pipeline cannot find or follow: fewer keypoints than the detection lane's inlier floor (ransac.min_inliers), or, with tracking on,
 /// fewer tracking patches than the tracking lane's (tracking.min_inliers).
 /// @throws std::runtime_error "target '<source>' has only N keypoints (the detection lane needs
 ///   at least M inliers): too plain or too small an image? ..." and the like for patches.

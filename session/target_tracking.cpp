@@ -189,6 +189,7 @@ void TargetTracking::checkCompatible(detection::DescriptorType type, detection::
 
 TargetId TargetTracking::add(detection::TargetModel model, TargetInfo info) {
   checkCompatible(model.descriptorType, model.orientation, info.name);
+  session::checkPlanar(model.geometry, "target '" + info.name + "'");
   info.id = nextId_;
   Target t;
   t.info = std::move(info);
@@ -235,6 +236,7 @@ std::vector<TargetId> TargetTracking::addDatabase(detection::TargetDatabase data
       t.info.trackingPatches = s.patchCount();
       const detection::TargetQuality& q = s.quality();
       t.info.quality = {s.keypointCount(), q.coverage, q.distinctness, q.meanContrast, q.stars, q.warnings};
+      t.info.geometry = publicGeometry(s.geometry());
       t.stored = std::move(d.stored);
     } else {
       t.info.widthMetres = d.model.widthMetres;
@@ -243,6 +245,7 @@ std::vector<TargetId> TargetTracking::addDatabase(detection::TargetDatabase data
                                      static_cast<int>(d.model.image.rows * d.model.originalScale + 0.5));
       t.info.trackingPatches = static_cast<int>(d.model.patches.size());
       t.info.quality = qualityOf(d.model);
+      t.info.geometry = publicGeometry(d.model.geometry);
       t.model = std::make_shared<detection::TargetModel>(std::move(d.model));
     }
     t.words = adopt ? std::move(d.words) : vocabulary_->quantize(descriptorsOf(t));

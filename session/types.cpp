@@ -4,7 +4,9 @@
 
 #include <stdexcept>
 
+#include "detection/target_geometry.h"
 #include "nft/error.h"
+#include "session/target_loader.h"
 #include "tracker/camera_calibration.h"
 
 namespace nft {
@@ -40,6 +42,20 @@ std::string toString(TrackingState state) {
     case TrackingState::Lost: return "lost";
   }
   return "?";
+}
+
+// The names are the model's (detection/target_geometry.h): nft_train's options and the list file
+// spell them so too.
+std::string toString(GeometryKind kind) {
+  TargetGeometry g;
+  g.kind = kind;
+  return detection::toString(session::detectionGeometry(g).kind);
+}
+
+std::string toString(ConeLabel label) {
+  TargetGeometry g;
+  g.coneLabel = label;
+  return detection::toString(session::detectionGeometry(g).coneLabel);
 }
 
 Calibration loadCalibration(const std::string& path) {

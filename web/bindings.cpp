@@ -129,6 +129,33 @@ val frameResult(const nft::FrameResult& r) {
   return out;
 }
 
+/// A JavaScript geometry object, { kind: 'cylinder', radiusMetres: 0.033 } or { kind: 'cone',
+/// topRadiusMetres, bottomRadiusMetres, sideLengthMetres, coneLabel: 'sector' | 'rectangle' }, as an
+/// nft::TargetGeometry; undefined or null is planar, a missing size 0 (the Session checks the sizes).
+/// @throws nft::InputError naming geometry.kind or geometry.coneLabel for another name.
+nft::TargetGeometry geometryOf(const val& g) {
+  nft::TargetGeometry geometry;
+  if (g.isUndefined() || g.isNull()) return geometry;
+  const auto text = [&](const char* key, const char* fallback) {
+    return g[key].isUndefined() ? std::string(fallback) : g[key].as<std::string>();
+  };
+  const auto number = [&](const char* key) { return g[key].isUndefined() ? 0.0 : g[key].as<double>(); };
+  const std::string kind = text("kind", "planar");
+  if (kind == "cylinder") geometry.kind = nft::GeometryKind::Cylinder;
+  else if (kind == "cone") geometry.kind = nft::GeometryKind::Cone;
+  else if (kind != "planar")
+    throw nft::InputError("addTarget: geometry.kind '" + kind + "': expected 'planar', 'cylinder' or 'cone'");
+  const std::string label = text("coneLabel", "sector");
+  if (label == "rectangle") geometry.coneLabel = nft::ConeLabel::Rectangle;
+  else if (label != "sector")
+    throw nft::InputError("addTarget: geometry.coneLabel '" + label + "': expected 'sector' or 'rectangle'");
+  geometry.radiusMetres = number("radiusMetres");
+  geometry.topRadiusMetres = number("topRadiusMetres");
+  geometry.bottomRadiusMetres = number("bottomRadiusMetres");
+  geometry.sideLengthMetres = number("sideLengthMetres");
+  return geometry;
+}
+
 /// A Session and the WebGL context it runs on: the context is made on the page's canvas and
 /// owned here; the Session adopts it (SessionOptions::adoptCurrentContext), so augmentations are
 /// drawn into that canvas.
@@ -140,13 +167,19 @@ class WebSession {
   WebSession(const std::string& canvasSelector, const std::string& configJson)
       : context_(nft::gpu::Context::createOnCanvas(canvasSelector)), session_(options(configJson)) {}
 
-  /// Adds a target from tightly packed RGBA pixels at wasm address `pixels` (width·height·4 bytes).
-  int addTargetRgba(std::uintptr_t pixels, int width, int height, const std::string& name, double widthMetres) {
+  /// Adds a target from tightly packed RGBA pixels at wasm address `pixels` (width·height·4 bytes),
+  /// printed on the surface `geometry` (geometryOf()).
+  int addTargetRgba(std::uintptr_t pixels, int width, int height, const std::string& name, double widthMetres,
+                    const val& geometry) {
     context_.makeCurrent();
+    nft::TargetOptions options;
+    options.name = name;
+    options.widthMetres = widthMetres;
+    options.geometry = geometryOf(geometry);
     const cv::Mat rgba(height, width, CV_8UC4, reinterpret_cast<void*>(pixels));
     cv::Mat bgra;
     cv::cvtColor(rgba, bgra, cv::COLOR_RGBA2BGRA);
-    return session_.addTarget(bgra, name, widthMetres);
+    return session_.addTarget(bgra, options);
   }
 
   /// Adds an instant target (Session::addTargetFromFrame) from a frame of tightly packed RGBA
@@ -215,6 +248,7 @@ class WebSession {
       target.set("height", t.imageSize.height);
       target.set("stars", t.quality.stars);
       target.set("keypoints", t.quality.keypoints);
+      target.set("geometry", nft::toString(t.geometry.kind));
       targets.call<void>("push", target);
     }
     out.set("targets", targets);
@@ -246,8 +280,9 @@ EMSCRIPTEN_BINDINGS(nft_web) {
   using namespace emscripten;
   class_<WebSession>("WebSession")
       .constructor(&makeSession, allow_raw_pointers())
-      .function("addTargetRgba", optional_override([](WebSession& s, std::uintptr_t p, int w, int h, std::string name, double m) {
-                  return guarded([&] { return s.addTargetRgba(p, w, h, name, m); });
+      .function("addTargetRgba",
+                optional_override([](WebSession& s, std::uintptr_t p, int w, int h, std::string name, double m, val g) {
+                  return guarded([&] { return s.addTargetRgba(p, w, h, name, m, g); });
                 }))
       .function("addTargetFromFrameRgba",
                 optional_override([](WebSession& s, std::uintptr_t p, int w, int h, val quad, std::string name, double m) {

@@ -73,12 +73,24 @@ export interface SessionInfo {
   gpuRenderer: string;
   glVersion: string;
   context: string;
-  targets: { id: number; name: string; widthMetres: number; width: number; height: number; stars: number; keypoints: number }[];
+  targets: { id: number; name: string; widthMetres: number; width: number; height: number; stars: number; keypoints: number;
+             geometry: 'planar' | 'cylinder' | 'cone' }[];
 }
+
+/**
+ * The surface a target is printed on, metres: omitted for a flat print; a label around a can
+ * (the image is the label unrolled, widthMetres its arc length); a sleeve on a cup.
+ */
+export type TargetGeometry =
+  | { kind: 'planar' }
+  | { kind: 'cylinder'; radiusMetres: number }
+  | { kind: 'cone'; topRadiusMetres: number; bottomRadiusMetres: number; sideLengthMetres: number;
+      coneLabel?: 'sector' | 'rectangle' };
 
 export class Session {
   /** Adds a target from a URL or an image; resolves to its id. Throws NftError for an image too plain to track. */
-  addTarget(source: string | ImageSource, options?: { name?: string; widthMetres?: number }): Promise<number>;
+  addTarget(source: string | ImageSource,
+            options?: { name?: string; widthMetres?: number; geometry?: TargetGeometry }): Promise<number>;
   /**
    * Adds an instant target: the frame's region inside the quad (corners upper left, upper right, lower right,
    * lower left, frame pixels), tracked from that quad on that frame; returns its id. Throws NftError naming the quad.

@@ -112,10 +112,15 @@ export class Session {
   }
 
   /**
-   * Adds a target (a planar image to find and track).
+   * Adds a target (an image to find and track).
    * @param {string|ImageData|ImageBitmap|HTMLImageElement|HTMLCanvasElement} source a URL or image.
-   * @param {{name?: string, widthMetres?: number}} [options] name (default 'target-N'); physical
-   *   width in metres (poses in metres when given, else in target pixels).
+   * @param {{name?: string, widthMetres?: number, geometry?: Object}} [options] name (default
+   *   'target-N'); physical width in metres (poses in metres when given, else in target pixels; a
+   *   curved label's arc length); geometry, the surface it is printed on: omitted for a flat print,
+   *   { kind: 'cylinder', radiusMetres } for a label around a can, { kind: 'cone', topRadiusMetres,
+   *   bottomRadiusMetres, sideLengthMetres, coneLabel: 'sector' | 'rectangle' } for a cup's sleeve.
+   *   A curved target is checked against its label (NftError naming the field, e.g. radius_m) and
+   *   then refused: the tracker follows planar targets only so far.
    * @returns {Promise<number>} the target's id.
    */
   async addTarget(source, options = {}) {
@@ -124,7 +129,8 @@ export class Session {
     const address = this.module._malloc(image.data.length);
     try {
       this.module.HEAPU8.set(image.data, address);
-      return this.web.addTargetRgba(address, image.width, image.height, name, options.widthMetres ?? 0);
+      return this.web.addTargetRgba(address, image.width, image.height, name, options.widthMetres ?? 0,
+                                    options.geometry ?? null);
     } finally {
       this.module._free(address);
     }

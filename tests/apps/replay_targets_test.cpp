@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "detection/target_database.h"
 #include "detection/target_model_io.h"
 #include "support/program_run.h"
 #include "support/test_data.h"
@@ -192,7 +193,9 @@ TEST(ReplayTargets, CurvedTargetsAreTrainedWithTheirGeometryAndRefusedByTheTrack
   run = nft::testing::runProgram(NFT_TRAIN_BINARY, "--database " + quoted(dir / "db.nftdb") + " --folder " +
                                                        quoted(dir) + " --geometry cylinder --radius-m 0.05");
   EXPECT_EQ(run.status, 1);
-  EXPECT_NE(run.output.find("--geometry trains one target"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("--geometry is for one target: with --database give each target's geometry on its line"),
+            std::string::npos)
+      << run.output;
 
   ASSERT_EQ(train("--geometry cylinder --radius-m 0.033 --height-m 0.08").status, 0);
   run = nft::testing::runProgram(NFT_REPLAY_BINARY,
@@ -203,6 +206,73 @@ TEST(ReplayTargets, CurvedTargetsAreTrainedWithTheirGeometryAndRefusedByTheTrack
   EXPECT_NE(run.output.find("is a cylinder target: the tracker follows planar targets only so far"),
             std::string::npos)
       << run.output;
+}
+
+TEST(ReplayTargets, AListFileGivesEachTargetItsGeometry) {
+  // Issue 47, item 1: a list line's key=value fields give a curved target's surface, as
+  // nft_train's options do for one target; the database stores each target's geometry; a bad key
+  // or size is refused naming the line and the key, and nothing is written.
+  const fs::path dir = nft::testing::freshTempDir("nft_curved_list");
+  const std::string data = "/usr/share/doc/opencv-doc/examples/data/";
+  {
+    std::ofstream(dir / "targets.txt") << "# name image [width_m] [key=value ...]\n"
+                                       << "poster " << data << "graf1.png 0.30\n"
+                                       << "can " << data << "box.png geometry=cylinder radius_m=0.033 height_m=0.08\n"
+                                       << "cup " << data << "baboon.jpg 0.15 geometry=cone top_radius_m=0.045 "
+                                       << "bottom_radius_m=0.03 side_length_m=0.2 cone_label=rectangle\n";
+  }
+  nft::testing::ProgramRun run = nft::testing::runProgram(
+      NFT_TRAIN_BINARY, "--database " + quoted(dir / "db.nftdb") + " --list " + quoted(dir / "targets.txt") +
+                            " --keypoints 200");
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("[2/3] can: "), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("patches, cylinder, "), std::string::npos) << run.output;
+  const nft::detection::TargetDatabase db = nft::detection::TargetDatabase::load((dir / "db.nftdb").string());
+  ASSERT_EQ(db.targets().size(), 3u);
+  const auto geometryOf = [](const nft::detection::DatabaseTarget& t) {
+    return t.stored ? t.stored->geometry() : t.model.geometry;
+  };
+  const auto widthOf = [](const nft::detection::DatabaseTarget& t) {
+    return t.stored ? t.stored->widthMetres() : t.model.widthMetres;
+  };
+  EXPECT_EQ(geometryOf(db.targets()[0]).kind, nft::detection::GeometryKind::Planar);
+  const nft::detection::TargetGeometry can = geometryOf(db.targets()[1]);
+  EXPECT_EQ(can.kind, nft::detection::GeometryKind::Cylinder);
+  EXPECT_EQ(can.radiusM, 0.033);
+  EXPECT_NEAR(widthOf(db.targets()[1]), 0.08 * 324 / 223, 1e-9) << "box.png is 324 x 223: the width from height_m";
+  const nft::detection::TargetGeometry cup = geometryOf(db.targets()[2]);
+  EXPECT_EQ(cup.kind, nft::detection::GeometryKind::Cone);
+  EXPECT_EQ(cup.topRadiusM, 0.045);
+  EXPECT_EQ(cup.bottomRadiusM, 0.03);
+  EXPECT_EQ(cup.sideLengthM, 0.2);
+  EXPECT_EQ(cup.coneLabel, nft::detection::ConeLabel::Rectangle);
+
+  // The Session refuses the curved ones for now, naming the target and the database.
+  run = nft::testing::runProgram(NFT_REPLAY_BINARY,
+                                 "--targets " + quoted(dir / "db.nftdb") + " --video " + data +
+                                     "vtest.avi --frames 2 --no-render --progress 0");
+  EXPECT_EQ(run.status, 1) << run.output;
+  EXPECT_NE(run.output.find("target 'can' of '"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("is a cylinder target"), std::string::npos) << run.output;
+
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"can " + data + "box.png 0.1 geometry=cylinder", "bad.txt:1: target 'can': geometry=cylinder needs radius_m"},
+      {"can " + data + "box.png 0.1 radius_m=0.05", "bad.txt:1: target 'can': radius_m is not used by a planar target "
+                                                    "(give geometry=cylinder or cone)"},
+      {"can " + data + "box.png 0.5 geometry=cylinder radius_m=0.033", "longer than the cylinder's circumference"},
+      {"can " + data + "box.png geometry=cylinder radius_m=abc", "bad.txt:1: radius_m 'abc': expected a number of metres"},
+      {"can " + data + "box.png geometry=cylinder diameter_m=0.06", "bad.txt:1: unknown key 'diameter_m'"},
+      {"can " + data + "box.png geometry=cylinder geometry=cone", "bad.txt:1: key 'geometry' is given twice"},
+      {"cup " + data + "box.png 0.1 geometry=cone top_radius_m=0.04 bottom_radius_m=0.03 side_length_m=-1",
+       "bad.txt:1: target 'cup': side_length_m -1: expected a positive number of metres"}};
+  for (const auto& [line, message] : refused) {
+    { std::ofstream(dir / "bad.txt") << line << "\n"; }
+    run = nft::testing::runProgram(NFT_TRAIN_BINARY, "--database " + quoted(dir / "bad.nftdb") + " --list " +
+                                                         quoted(dir / "bad.txt") + " --keypoints 100");
+    EXPECT_EQ(run.status, 1) << line << "\n" << run.output;
+    EXPECT_NE(run.output.find(message), std::string::npos) << line << "\n" << run.output;
+    EXPECT_FALSE(fs::exists(dir / "bad.nftdb")) << line << ": nothing written";
+  }
 }
 
 }  // namespace

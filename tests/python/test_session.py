@@ -209,6 +209,43 @@ def test_trained_model_file_tracks_like_the_image(tmt, tmp_path):
     assert t.found and alignment_error(t.corners, gt[0]) <= 5.0
 
 
+def test_a_curved_label_is_trained_with_its_geometry(tmp_path):
+    # Issue 47, item 1: nft.TargetGeometry through train_target (saved in the model) and add_target
+    # (checked against the label, then refused: the lanes follow planar targets only so far).
+    graf = "/usr/share/doc/opencv-doc/examples/data/graf1.png"  # 800 × 640
+    can = nft.TargetGeometry.cylinder(0.033)
+    assert (can.kind, can.radius_m, can.curved) == ("cylinder", 0.033, True)
+    cup = nft.TargetGeometry.cone(0.045, 0.03, 0.1, label="rectangle")
+    assert (cup.kind, cup.top_radius_m, cup.bottom_radius_m, cup.side_length_m, cup.cone_label) == \
+        ("cone", 0.045, 0.03, 0.1, "rectangle")
+    assert not nft.TargetGeometry().curved and nft.TargetGeometry.planar().kind == "planar"
+    with pytest.raises(ValueError, match="kind 'barrel'"):
+        nft.TargetGeometry(kind="barrel")
+    with pytest.raises(ValueError, match="cone_label 'fan'"):
+        nft.TargetGeometry.cone(0.04, 0.03, 0.1, label="fan")
+
+    trained = nft.train_target(graf, width_m=0.1, geometry=can)
+    assert trained.geometry.kind == "cylinder" and trained.geometry.radius_m == 0.033
+    assert nft.train_target(graf, width_m=0.1).geometry.kind == "planar"
+    with pytest.raises(nft.InputError, match="circumference"):
+        nft.train_target(graf, width_m=0.3, geometry=can)  # 2π · 0.033 = 0.207 m
+    with pytest.raises(TypeError, match="geometry"):
+        nft.train_target(graf, width_m=0.1, geometry="cylinder")
+    model = tmp_path / "can.nftm"
+    trained.save(model)
+
+    session = nft.Session(SYNCHRONOUS)
+    with pytest.raises(nft.InputError, match="radius_m -1"):
+        session.add_target(graf, "can", 0.1, geometry=nft.TargetGeometry.cylinder(-1))
+    with pytest.raises(nft.InputError, match="is a cylinder target: the tracker follows planar targets only so far"):
+        session.add_target(graf, "can", 0.1, geometry=can)
+    with pytest.raises(nft.InputError, match="is a cylinder target"):
+        session.add_target(model, "can model")  # the model keeps its geometry
+    assert session.targets == []
+    poster = session.add_target(graf, "poster", 0.3, geometry=nft.TargetGeometry.planar())
+    assert session.target(poster).geometry.kind == "planar"
+
+
 # --- Config and calibration ---------------------------------------------------------------------------
 
 

@@ -11,12 +11,16 @@
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
 
+#include <opencv2/imgcodecs.hpp>
+
+#include "detection/target_model_io.h"
 #include "gpu/capabilities.h"
 #include "gpu/context.h"
 #include "nft/nft.h"
 #include "render/offscreen_target.h"
 #include "session/pipeline_options.h"
 #include "session/target_loader.h"
+#include "support/program_run.h"
 #include "support/synchronous_session.h"
 #include "support/test_data.h"
 #include "tracker/tracker.h"
@@ -223,6 +227,74 @@ TEST(Session, BadInputIsAnErrorNamingItAndTheSessionStaysUsable) {
   const nft::TargetId again = session.addTarget(targetPath(), "book");
   EXPECT_GT(again, id);  // ids are never reused
   EXPECT_TRUE(session.process(good).targets[0].found);
+}
+
+TEST(Session, AddTargetTakesTheSurfaceTheTargetIsPrintedOn) {
+  // Issue 47, item 1: TargetOptions::geometry trains an image as a cylinder or cone label,
+  // checked against its size with the field named; a model file keeps its own geometry; a
+  // curved target is then refused (the lanes follow planar ones only so far), and a refused
+  // target leaves the Session as it was.
+  const cv::Mat graf = cv::imread("/usr/share/doc/opencv-doc/examples/data/graf1.png", cv::IMREAD_GRAYSCALE);
+  ASSERT_FALSE(graf.empty());
+  nft::Session session(nft::testing::synchronous());
+  const auto expectRefused = [&](const nft::TargetOptions& options, const std::string& needle) {
+    try {
+      session.addTarget(graf, options);
+      ADD_FAILURE() << "accepted; expected an error naming '" << needle << "'";
+    } catch (const nft::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(session.targets().empty()) << needle;
+  };
+  nft::TargetOptions can;
+  can.name = "can";
+  can.widthMetres = 0.1;
+  can.geometry = nft::TargetGeometry::cylinder(0.01);  // 2π · 0.01 = 0.063 m < 0.1 m of label
+  expectRefused(can, "longer than the cylinder's circumference");
+  can.geometry = nft::TargetGeometry::cylinder(-0.03);
+  expectRefused(can, "radius_m -0.03 (expected a finite number > 0)");
+  can.geometry = nft::TargetGeometry::cylinder(0.033);
+  can.geometry.sideLengthMetres = 0.1;
+  expectRefused(can, "side_length_m 0.1 is not used by a cylinder target");
+  nft::TargetOptions cup;
+  cup.widthMetres = 0.15;
+  cup.geometry = nft::TargetGeometry::cone(0.045, 0.045, 0.1);
+  expectRefused(cup, "bottom_radius_m");  // equal radii: a cylinder
+  can.geometry = nft::TargetGeometry::cylinder(0.03);
+  can.widthMetres = 0.0;  // the config's target.width_m, 0.2 m: longer than 2π · 0.03 m
+  expectRefused(can, "width_m 0.2 is longer than the cylinder's circumference");
+  can.geometry = nft::TargetGeometry::cylinder(0.033);
+  can.widthMetres = 0.1;
+  expectRefused(can, "target 'can' is a cylinder target: the tracker follows planar targets only so far");
+
+  // The planar default, through the options; then a model file, which keeps its geometry.
+  nft::TargetOptions poster;
+  poster.name = "poster";
+  poster.widthMetres = 0.3;
+  const nft::TargetId id = session.addTarget(graf, poster);
+  const nft::TargetInfo info = session.target(id);
+  EXPECT_EQ(info.name, "poster");
+  EXPECT_EQ(info.widthMetres, 0.3);
+  EXPECT_EQ(info.geometry.kind, nft::GeometryKind::Planar);
+  const std::filesystem::path dir = nft::testing::freshTempDir("nft_session_geometry");
+  const nft::session::LoadedTarget planar = nft::session::trainTargetImage(
+      graf, "graf1.png", nft::session::pipelineOptions(nft::config::Config{}), nft::gpu::probeCapabilities());
+  nft::detection::saveTargetModel(planar.model, (dir / "graf.nftm").string());
+  nft::TargetOptions model;
+  model.name = "graf model";
+  model.geometry = nft::TargetGeometry::cylinder(0.2);
+  try {
+    session.addTarget((dir / "graf.nftm").string(), model);
+    ADD_FAILURE() << "a cylinder geometry was taken for a planar model file";
+  } catch (const nft::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("geometry cylinder differs from the model file's (planar)"),
+              std::string::npos)
+        << e.what();
+  }
+  model.geometry = nft::TargetGeometry::planar();
+  const nft::TargetId fromFile = session.addTarget((dir / "graf.nftm").string(), model);
+  EXPECT_EQ(session.target(fromFile).geometry.kind, nft::GeometryKind::Planar);
+  EXPECT_EQ(session.targets().size(), 2u);
 }
 
 TEST(Session, ABadConfigurationIsAConfigErrorNamingTheKey) {

@@ -4,7 +4,8 @@
 Fails (exit status 1) when
   - a shader program did not compile or link in WebGL 1, or none was checked;
   - on a compared frame the browser and the native nft_replay disagree on whether the target was
-    found, or a corner lies more than --tolerance px (default 0.5) from the native one.
+    found, or a corner lies more than --tolerance px (default 0.5) from the native one;
+  - a case that checked addTarget's geometry (track.js) got another answer than the expected error.
 Prints, without judging them: the module's download size gzipped (issue 25's goal: <= 2 MB), and
 per case the median tracker time per frame in the browser against native (goal: <= 3x). A
 --measure case is printed the same way and never judged.
@@ -30,6 +31,25 @@ def load_native(path):
             corners = [(float(row[keys[2 * i]]), float(row[keys[2 * i + 1]])) for i in range(4)] if found else []
             rows.append((found, corners, float(row["ms"])))
     return rows
+
+
+def check_geometry(name, answers):
+    """addTarget's geometry option in the browser (tests/web/track.js, geometryErrors): each bad or
+    (for now) curved geometry refused with an NftError naming what is wrong, nothing added."""
+    expected = {"kind": "geometry.kind 'barrel'", "radius": "radius_m -1",
+                "cylinder": "is a cylinder target: the tracker follows planar targets only so far"}
+    ok = True
+    for key, needle in expected.items():
+        answer = answers.get(key, "")
+        if not answer.startswith("NftError") or needle not in answer:
+            print(f"FAIL {name}: addTarget with the {key} geometry answered {answer!r}; expected an NftError with {needle!r}")
+            ok = False
+    if len(answers.get("targets", [])) != 1:
+        print(f"FAIL {name}: {len(answers.get('targets', []))} targets after the refused ones; expected the one")
+        ok = False
+    if ok:
+        print(f"{name}: addTarget's geometry checked in the browser: {', '.join(expected)} refused with their messages")
+    return ok
 
 
 def check_case(name, web_path, native_path, tolerance, judge=True):
@@ -60,6 +80,8 @@ def check_case(name, web_path, native_path, tolerance, judge=True):
         if error > tolerance and judge:
             print(f"FAIL {name} frame {w['frame']}: a corner {error:.3f} px from the native one (tolerance {tolerance} px)")
             ok = False
+    if "geometry" in web and not check_geometry(name, web["geometry"]):
+        ok = False
     web_ms = statistics.median(w["trackerMs"] for w in frames)
     native_ms = statistics.median(r[2] for r in native)
     print(f"{name}: {len(frames)} frames, found on {found} in both; largest corner difference {worst:.4f} px; "

@@ -3,13 +3,35 @@
 // A case (JSON, named by ?case=): { "target": URL, "frames": [URL, ...], "config": {...},
 // "render": bool, "initQuad": [[x, y] × 4] (optional) }. With render, every frame is also drawn on
 // the canvas (the augmentations' shaders run in WebGL too). With initQuad the target is the first
-// frame's region inside that quad (Session.addTargetFromFrame) instead of the target image.
+// frame's region inside that quad (Session.addTargetFromFrame) instead of the target image. With
+// checkGeometry the result also holds what addTarget's geometry option answers (geometryErrors).
 import { loadNft } from './nft/nft.js';
 
 async function bitmap(url) {
   const r = await fetch(url);
   if (!r.ok) throw new Error(url + ': HTTP ' + r.status);
   return createImageBitmap(await r.blob(), { premultiplyAlpha: 'none', colorSpaceConversion: 'none' });
+}
+
+// What addTarget's geometry option answers (check_results.py judges the messages): a bad kind, a
+// bad radius, and a can's label, refused by the Session for now.
+async function geometryErrors(session, target) {
+  const errors = {};
+  const cases = {
+    kind: { kind: 'barrel' },
+    radius: { kind: 'cylinder', radiusMetres: -1 },
+    cylinder: { kind: 'cylinder', radiusMetres: 0.033 },
+  };
+  for (const [key, geometry] of Object.entries(cases)) {
+    try {
+      await session.addTarget(target, { name: 'can-' + key, widthMetres: 0.1, geometry });
+      errors[key] = 'accepted';
+    } catch (e) {
+      errors[key] = e.name + ': ' + e.message;
+    }
+  }
+  errors.targets = session.info().targets;
+  return errors;
 }
 
 (async () => {
@@ -31,6 +53,7 @@ async function bitmap(url) {
     else await session.addTarget(testCase.target, { name: 'target' });  // URL, ImageData, ImageBitmap, <img>
     // [add_target]
     result.addTargetMs = performance.now() - t0;
+    if (testCase.checkGeometry) result.geometry = await geometryErrors(session, testCase.target);
     result.info = session.info();
     console.log('target added in ' + result.addTargetMs.toFixed(0) + ' ms on ' + result.info.gpuRenderer);
     for (let i = 0; i < testCase.frames.length; ++i) {

@@ -98,9 +98,23 @@ class Session {
   ///   need); or naming the width when it is negative or not finite; or when its name is taken
   ///   or its descriptor type differs from the other targets'.
   TargetId addTarget(const std::string& path, const std::string& name = "", double widthMetres = 0.0);
+  /// Adds a target from a file as above, with its name, width and, for an image, the surface it is
+  /// printed on (TargetOptions::geometry: a label on a can is a cylinder; issue 47).
+  ///   nft::TargetOptions can;
+  ///   can.widthMetres = 0.19;                                // the label's arc length
+  ///   can.geometry = nft::TargetGeometry::cylinder(0.033);   // radius, metres
+  /// A curved target is trained and checked (its geometry against its label's size) but then
+  /// refused: the lanes follow planar targets only so far.
+  /// @throws nft::InputError as the overload above; naming the geometry's field (radius_m,
+  ///   top_radius_m, bottom_radius_m, side_length_m, width_m) when it does not fit the label
+  ///   (e.g. a cylinder label longer than 2π·radius, a curved target without a width); a curved
+  ///   geometry given for a model file that was trained with another; a curved target (for now).
+  TargetId addTarget(const std::string& path, const TargetOptions& options);
   /// Adds a target from an image in memory: CV_8UC1 grey, CV_8UC3 BGR or CV_8UC4 BGRA.
   /// @throws nft::InputError for an empty image, another type, and as the file overload.
   TargetId addTarget(const cv::Mat& image, const std::string& name, double widthMetres = 0.0);
+  /// Same with TargetOptions (name "" = "<image>"). @throws as the overloads above.
+  TargetId addTarget(const cv::Mat& image, const TargetOptions& options);
   /// Adds an instant target: the region of `frame` inside `quad` — a poster the user points the
   /// camera at and taps, or a planar-tracking benchmark's first-frame annotation — rectified to a
   /// target image (as wide as the quad's longer top or bottom side, as high as its longer left or

@@ -47,6 +47,72 @@ struct TargetQuality {
   std::vector<std::string> warnings;  ///< E.g. too plain, too repetitive, uneven coverage.
 };
 
+/// The shape of the surface a target is printed on (issue 47): a plane (a page, a poster), a
+/// cylinder (a label around a can or a bottle) or a cone (a sleeve on a cup). Metres.
+///  - planar: the target image is the flat print; every size field stays 0.
+///  - cylinder: the image is the label unrolled; its width (TargetOptions::widthMetres) is the
+///    label's arc length around the axis, at most 2π·radiusMetres; its height follows from the
+///    image's aspect.
+///  - cone (a frustum): the radii at the label's top and bottom edges (one may be 0, the apex) and
+///    the label's length along the slant; the image is the unrolled annular sector as printed
+///    (ConeLabel::Sector, its bounding box) or a rectangle whose width is the bottom edge's arc
+///    length and whose height is the slant (ConeLabel::Rectangle).
+enum class GeometryKind { Planar, Cylinder, Cone };
+
+/// How a cone's label image is laid out (see GeometryKind).
+enum class ConeLabel { Sector, Rectangle };
+
+/// A target's surface (see GeometryKind); only the fields of its kind are set, the others stay 0.
+struct TargetGeometry {
+  GeometryKind kind = GeometryKind::Planar;
+  double radiusMetres = 0.0;        ///< cylinder: its radius, > 0.
+  double topRadiusMetres = 0.0;     ///< cone: the radius at the label's top edge, >= 0.
+  double bottomRadiusMetres = 0.0;  ///< cone: the radius at the label's bottom edge, >= 0, not the top's.
+  double sideLengthMetres = 0.0;    ///< cone: the label's length along the slant, > |bottom − top|.
+  ConeLabel coneLabel = ConeLabel::Sector;  ///< cone: the label image's layout.
+
+  /// A flat print (the default).
+  static TargetGeometry planar() { return {}; }
+  /// A label around a cylinder of `radiusMetres`.
+  static TargetGeometry cylinder(double radiusMetres) {
+    TargetGeometry g;
+    g.kind = GeometryKind::Cylinder;
+    g.radiusMetres = radiusMetres;
+    return g;
+  }
+  /// A label on a cone between the radii `topRadiusMetres` and `bottomRadiusMetres`,
+  /// `sideLengthMetres` along the slant.
+  static TargetGeometry cone(double topRadiusMetres, double bottomRadiusMetres, double sideLengthMetres,
+                             ConeLabel label = ConeLabel::Sector) {
+    TargetGeometry g;
+    g.kind = GeometryKind::Cone;
+    g.topRadiusMetres = topRadiusMetres;
+    g.bottomRadiusMetres = bottomRadiusMetres;
+    g.sideLengthMetres = sideLengthMetres;
+    g.coneLabel = label;
+    return g;
+  }
+  bool curved() const { return kind != GeometryKind::Planar; }
+};
+
+/// "planar", "cylinder", "cone".
+std::string toString(GeometryKind kind);
+/// "sector", "rectangle".
+std::string toString(ConeLabel label);
+
+/// How Session::addTarget() adds a target.
+struct TargetOptions {
+  /// How results name it; "" = the file name (or "<image>" for a cv::Mat).
+  std::string name;
+  /// The printed target's width, metres (> 0: poses in metres; a curved target's label width,
+  /// see GeometryKind); 0 = the model's width (.nftm) or the config's target.width_m (images).
+  double widthMetres = 0.0;
+  /// The surface it is printed on, for an image trained by addTarget(). A model file (.nftm)
+  /// keeps the geometry it was trained with (nft_train --geometry): planar here leaves it, any
+  /// other must equal it.
+  TargetGeometry geometry;
+};
+
 /// A target known to the Session.
 struct TargetInfo {
   TargetId id = 0;              ///< The id addTarget() returned.
@@ -59,6 +125,7 @@ struct TargetInfo {
   bool trained = false;         ///< True when trained by addTarget(), false when loaded from a .nftm model.
   double loadSeconds = 0.0;     ///< Time spent training or loading, seconds.
   TargetQuality quality;        ///< How well the tracker will find it.
+  TargetGeometry geometry;      ///< The surface it is printed on.
 };
 
 /// What the tracker did for a target in a frame.
