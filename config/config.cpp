@@ -582,7 +582,8 @@ const std::vector<Section>& schema() {
                   intField("min_size_px", &Config::target, &TargetConfig::minSizePx, closed(0, 4096)),
                   numberField("min_frame_fraction", &Config::target, &TargetConfig::minFrameFraction,
                               openClosed(0, 1)),
-                  numberField("view_tilt_deg", &Config::target, &TargetConfig::viewTiltDeg, closedOpen(0, 80))}});
+                  numberField("view_tilt_deg", &Config::target, &TargetConfig::viewTiltDeg, closedOpen(0, 80)),
+                  numberField("view_turn_deg", &Config::target, &TargetConfig::viewTurnDeg, closed(0, 90))}});
     s.push_back({"render",
                  {boolField("enabled", &Config::render, &RenderConfig::enabled),
                   boolField("background", &Config::render, &RenderConfig::background),

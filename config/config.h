@@ -405,6 +405,12 @@ struct TargetConfig {
   /// own find nothing; a model holds 2–2.5 times the descriptors (tmt_bookI's target.png 399 →
   /// 1010, its .nftm file 136 → 303 KB).
   double viewTiltDeg = 65;
+  /// `view_turn_deg`: > 0 trains five more views of a curved label (a cylinder or cone target,
+  /// nft_train --geometry), rendered on its surface facing the camera and turned about its axis
+  /// by ± half and ± all of this (detection/target_trainer.h, TargetTrainerOptions::viewTurnDeg),
+  /// for detection while the can or cup is turned; a flat print ignores it. Degrees, number in
+  /// [0, 90]; 0 = off. Default 60.
+  double viewTurnDeg = 60;
 };
 
 /// `render:` augmentations drawn over the frame (render/renderer.h, RenderStyle). Sizes are

@@ -2,16 +2,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include <opencv2/imgproc.hpp>
 
+#include "detection/label_view.h"
 #include "detection/target_quality.h"
 
 namespace nft::detection {
 
 namespace {
+
+constexpr double kPi = 3.14159265358979323846;
 
 // Candidates per tracking patch wanted, from which spreadOverGrid keeps the spread ones.
 constexpr int kSpreadCandidates = 4;
@@ -142,7 +146,6 @@ std::vector<Keypoint> detectOverScales(const cv::Mat& image, const TargetTrainer
 /// their positions mapped back into `image`'s pixels, appended to `keypoints` / `descriptors`.
 void addTiltedViews(const cv::Mat& image, const TargetTrainerOptions& options, const DescribeFunction& describe,
                     std::vector<Keypoint>& keypoints, cv::Mat& descriptors) {
-  constexpr double kPi = 3.14159265358979323846;
   const double t = std::cos(options.viewTiltDeg * kPi / 180.0);
   FastDetectorOptions detector = options.detector;
   detector.maxKeypoints = std::max(1, detector.maxKeypoints / 4);
@@ -193,6 +196,77 @@ void addTiltedViews(const cv::Mat& image, const TargetTrainerOptions& options, c
   }
 }
 
+/// A camera that frames the label's parts facing it within 75° when the label is turned by
+/// `turnRad` (turnedCamera at its middle, 1 label pixel a view pixel there), its view cropped to
+/// them and at most `maxSide` pixels a side (the focal length scaled down when they are larger).
+LabelCamera framingCamera(const LabelSurface& surface, cv::Size label, double turnRad, int maxSide) {
+  const double height = label.height * surface.metresPerPixel();
+  const double distance = 2.5 * std::max(height, label.width * surface.metresPerPixel() / 2);
+  LabelCamera c = turnedCamera(surface, {label.width / 2.0, label.height / 2.0}, turnRad, distance, {1, 1});
+  c.K(0, 2) = c.K(1, 2) = 0;
+  const cv::Vec3d centre = c.centre();
+  double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
+  const double step = std::max(1.0, std::max(label.width, label.height) / 64.0);
+  for (double v = 0; v <= label.height; v += step)
+    for (double u = 0; u <= label.width; u += step) {
+      const cv::Point3d x = surface.point({u, v});
+      const cv::Vec3d w = cv::normalize(cv::Vec3d(x.x, x.y, x.z) - centre);
+      if (surface.normal({u, v}).dot(w) > -std::cos(75.0 * kPi / 180.0)) continue;
+      const cv::Vec3d q = c.K * (c.R * cv::Vec3d(x.x, x.y, x.z) + c.t);
+      x0 = std::min(x0, q[0] / q[2]), x1 = std::max(x1, q[0] / q[2]);
+      y0 = std::min(y0, q[1] / q[2]), y1 = std::max(y1, q[1] / q[2]);
+    }
+  if (x1 < x0) return c;  // nothing faces it: an empty view
+  constexpr double kMargin = 12;
+  const double fit = std::min(1.0, (maxSide - 2 * kMargin) / std::max(x1 - x0, y1 - y0));
+  c.K(0, 0) *= fit, c.K(1, 1) *= fit;
+  c.K(0, 2) = kMargin - x0 * fit, c.K(1, 2) = kMargin - y0 * fit;
+  c.size = cv::Size(std::min(maxSide, static_cast<int>(std::ceil((x1 - x0) * fit + 2 * kMargin))),
+                    std::min(maxSide, static_cast<int>(std::ceil((y1 - y0) * fit + 2 * kMargin))));
+  return c;
+}
+
+/// The turned views of TargetTrainerOptions::viewTurnDeg: keypoints and descriptors of each view
+/// of the curved label, mapped back into `image`'s pixels, appended to `keypoints` /
+/// `descriptors`.
+void addTurnedViews(const cv::Mat& image, const LabelSurface& surface, const TargetTrainerOptions& options,
+                    const DescribeFunction& describe, std::vector<Keypoint>& keypoints, cv::Mat& descriptors) {
+  // Each view over the scales the label is to be found at (detectOverScales), a quarter of the budget.
+  TargetTrainerOptions viewOptions = options;
+  viewOptions.detector.maxKeypoints = std::max(1, options.detector.maxKeypoints / 4);
+  const double turn = options.viewTurnDeg * kPi / 180.0;
+  for (const double t : {0.0, -turn / 2, turn / 2, -turn, turn}) {
+    const LabelCamera camera = framingCamera(surface, image.size(), t, std::max(image.cols, image.rows));
+    if (camera.size.width < 32 || camera.size.height < 32) continue;
+    cv::Mat facing;
+    const cv::Mat view = renderLabel(image, surface, camera, nullptr, &facing);
+    // Keypoints 8 pixels inside the label's outline and off its most foreshortened parts.
+    cv::Mat inside = facing > std::cos(75.0 * kPi / 180.0);
+    cv::erode(inside, inside, cv::Mat(), cv::Point(-1, -1), 8);
+    std::vector<Keypoint> kept;
+    for (const Keypoint& k : detectOverScales(view, viewOptions))
+      if (inside.at<uchar>(cvRound(k.y), cvRound(k.x)) != 0) kept.push_back(k);
+    if (kept.empty()) continue;
+    const cv::Mat d = describe(view, kept);
+    const cv::Vec3d centre = camera.centre();
+    for (int i = 0; i < d.rows; ++i) {
+      if (cv::norm(d.row(i)) < 0.5) continue;
+      Keypoint k = kept[static_cast<size_t>(i)];
+      const std::optional<cv::Point2d> p = surface.intersect(centre, camera.ray(k.x, k.y));
+      const std::optional<cv::Point2d> px = surface.intersect(centre, camera.ray(k.x + 1, k.y));
+      const std::optional<cv::Point2d> py = surface.intersect(centre, camera.ray(k.x, k.y + 1));
+      if (!p || !px || !py) continue;
+      // The view's local scale: label pixels per view pixel, the square root of the area ratio.
+      const cv::Point2d a = *px - *p, b = *py - *p;
+      k.scale = static_cast<float>(k.scale * std::sqrt(std::abs(a.x * b.y - a.y * b.x)));
+      k.x = static_cast<float>(p->x);
+      k.y = static_cast<float>(p->y);
+      keypoints.push_back(k);
+      descriptors.push_back(d.row(i));
+    }
+  }
+}
+
 }  // namespace
 
 TargetModel trainTarget(const cv::Mat& image, const TargetTrainerOptions& options, const DescribeFunction& describe) {
@@ -210,6 +284,9 @@ TargetModel trainTarget(const cv::Mat& image, const TargetTrainerOptions& option
   if (options.maxPatches < 0 || options.patchLevels < 1 || options.patchSpacing < 1 || options.patchMargin < 0)
     throw std::invalid_argument("trainTarget: patch options out of range (maxPatches >= 0, patchLevels >= 1, "
                                 "patchSpacing >= 1, patchMargin >= 0)");
+  if (!(options.viewTurnDeg >= 0 && options.viewTurnDeg <= 90))
+    throw std::invalid_argument("trainTarget: viewTurnDeg " + std::to_string(options.viewTurnDeg) +
+                                " (expected degrees in [0, 90])");
   const cv::Mat gray = toGray(image);
   validateTargetGeometry(options.geometry, options.widthMetres, gray.size(), "trainTarget");
 
@@ -243,11 +320,15 @@ TargetModel trainTarget(const cv::Mat& image, const TargetTrainerOptions& option
     kept.push_back(descriptors.row(i));
   }
   model.descriptors = kept;
-  if (options.viewTiltDeg > 0) {
-    const size_t frontal = model.keypoints.size();
-    addTiltedViews(model.image, options, describe, model.keypoints, model.descriptors);
-    model.tiltedKeypoints = static_cast<int>(model.keypoints.size() - frontal);
+  const size_t frontal = model.keypoints.size();
+  if (options.viewTiltDeg > 0) addTiltedViews(model.image, options, describe, model.keypoints, model.descriptors);
+  if (model.geometry.curved()) {
+    // The surface of the working image (checks a cone's sector label against its sizes too).
+    const LabelSurface surface(model.geometry, model.widthMetres, model.image.size());
+    if (options.viewTurnDeg > 0)
+      addTurnedViews(model.image, surface, options, describe, model.keypoints, model.descriptors);
   }
+  model.tiltedKeypoints = static_cast<int>(model.keypoints.size() - frontal);
   model.patches = selectPatches(model.image, options);
   model.quality = rateTarget(model.image, model.keypoints, model.descriptors);
   return model;

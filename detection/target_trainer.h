@@ -9,6 +9,7 @@
 #include <opencv2/core.hpp>
 
 #include "detection/fast_detector.h"
+#include "detection/label_surface.h"
 #include "detection/target_model.h"
 
 namespace nft::detection {
@@ -21,9 +22,8 @@ struct TargetTrainerOptions {
   /// label's width, detection/target_geometry.h).
   double widthMetres = 0.20;
   /// The surface the target is printed on (TargetModel::geometry), checked against widthMetres
-  /// and the image's aspect (validateTargetGeometry). The model is trained from the label image
-  /// as it is, for every kind: the views of the curved label (issue 47, item 2) are not yet
-  /// simulated.
+  /// and the image's aspect (validateTargetGeometry, LabelSurface). A curved label also gets
+  /// the views of viewTurnDeg.
   TargetGeometry geometry;
   DescriptorType descriptorType = DescriptorType::Surf64;
   Orientation orientation = Orientation::Oriented;
@@ -47,6 +47,15 @@ struct TargetTrainerOptions {
   /// counts them): the detection lane matches them only when the target's own find nothing.
   /// Degrees, in [0, 80); 0: the working image alone. Default 65 (config target.view_tilt_deg).
   double viewTiltDeg = 65;
+  /// Turned views of a curved label (issue 47, item 2; ignored for a flat print): > 0 renders the
+  /// label on its cylinder or cone (detection/label_view.h) as a camera facing the label's middle
+  /// sees it, and turned about the axis by ±viewTurnDeg / 2 and ±viewTurnDeg, each with keypoints
+  /// of its own (up to a quarter of detector.maxKeypoints) on the parts facing the camera within
+  /// 75°, described on the view and mapped back into the label image (their scales by the view's
+  /// local scale) — so the detection lane matches the label's sides as the curve foreshortens
+  /// them. Appended after the tilted views' (counted in TargetModel::tiltedKeypoints). Degrees, in
+  /// [0, 90]; 0: none. Default 60 (config target.view_turn_deg).
+  double viewTurnDeg = 60;
   /// Tracking patches: at most this many, over `patchLevels` levels of a factor-2 pyramid
   /// (Wagner et al. 2010 search at half and full resolution), at least `patchSpacing` level
   /// pixels apart and `patchMargin` level pixels from the border.

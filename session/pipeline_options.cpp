@@ -173,6 +173,7 @@ PipelineOptions pipelineOptions(const config::Config& c, const std::string& /*so
   if (tr.detector.maxKeypoints == 0) tr.detector.maxKeypoints = detection::FastDetectorOptions{}.maxKeypoints;
   tr.minDetectedSidePx = c.target.minSizePx;
   tr.viewTiltDeg = c.target.viewTiltDeg;
+  tr.viewTurnDeg = c.target.viewTurnDeg;
   tr.descriptorType = c.descriptor.type == config::DescriptorType::Surf36 ? detection::DescriptorType::Surf36
                                                                           : detection::DescriptorType::Surf64;
   tr.orientation = c.descriptor.orientation == config::DescriptorOrientation::Upright

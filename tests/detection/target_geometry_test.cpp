@@ -9,9 +9,13 @@
 #include <string>
 
 #include "detection/target_geometry.h"
+#include "support/target_geometries.h"
 
 namespace nft::detection {
 namespace {
+
+using testing::cylinder;
+using testing::cone;
 
 /// validateTargetGeometry's message, or "(valid)".
 std::string problem(const TargetGeometry& g, double widthMetres, cv::Size image = {640, 480}) {
@@ -21,23 +25,6 @@ std::string problem(const TargetGeometry& g, double widthMetres, cv::Size image 
     return e.what();
   }
   return "(valid)";
-}
-
-TargetGeometry cylinder(double radius) {
-  TargetGeometry g;
-  g.kind = GeometryKind::Cylinder;
-  g.radiusM = radius;
-  return g;
-}
-
-TargetGeometry cone(double top, double bottom, double side, ConeLabel label = ConeLabel::Sector) {
-  TargetGeometry g;
-  g.kind = GeometryKind::Cone;
-  g.topRadiusM = top;
-  g.bottomRadiusM = bottom;
-  g.sideLengthM = side;
-  g.coneLabel = label;
-  return g;
 }
 
 TEST(TargetGeometry, NamesRoundTrip) {

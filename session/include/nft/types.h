@@ -64,7 +64,7 @@ enum class ConeLabel { Sector, Rectangle };
 
 /// A target's surface (see GeometryKind); only the fields of its kind are set, the others stay 0.
 struct TargetGeometry {
-  GeometryKind kind = GeometryKind::Planar;
+  GeometryKind kind = GeometryKind::Planar;  ///< The surface's kind; planar by default.
   double radiusMetres = 0.0;        ///< cylinder: its radius, > 0.
   double topRadiusMetres = 0.0;     ///< cone: the radius at the label's top edge, >= 0.
   double bottomRadiusMetres = 0.0;  ///< cone: the radius at the label's bottom edge, >= 0, not the top's.
@@ -92,6 +92,7 @@ struct TargetGeometry {
     g.coneLabel = label;
     return g;
   }
+  /// True for a cylinder or a cone.
   bool curved() const { return kind != GeometryKind::Planar; }
 };
 
