@@ -19,6 +19,7 @@
 
 #include "apps/train/database_input.h"
 #include "apps/train/geometry_arguments.h"
+#include "apps/train/target_picture.h"
 #include "config/config.h"
 #include "detection/surf_cpu.h"
 #include "detection/target_database.h"
@@ -132,6 +133,10 @@ int main(int argc, char** argv) {
   double lookAlike = 0.8;
   app.add_option("target", imagePath, "target image: a photo or scan of the planar target");
   app.add_option("-o,--out", outPath, "model file to write (.nftm)");
+  std::string picturePath;
+  app.add_option("--picture", picturePath,
+                 "also write a picture of the trained target (PNG or JPEG): its keypoints (yellow; the simulated\n"
+                 "views' cyan), tracking patches (green) and the parts too plain to track (red)");
   app.add_option("--database", databasePath,
                  "write a target database (.nftdb) of every image of --folder or --list, trained as the Session trains "
                  "images (the --config's settings)");
@@ -207,8 +212,8 @@ int main(int argc, char** argv) {
   try {
     if (!databasePath.empty()) {
       if (folder.empty() == listFile.empty()) throw std::runtime_error("--database needs --folder or --list (one of them)");
-      if (!imagePath.empty() || !outPath.empty())
-        throw std::runtime_error("--database writes one database: give no target image and no --out");
+      if (!imagePath.empty() || !outPath.empty() || !picturePath.empty())
+        throw std::runtime_error("--database writes one database: give no target image, --out or --picture");
       for (const CLI::Option* o : geometryOptions)
         if (o->count() > 0)
           throw std::runtime_error(o->get_name() +
@@ -221,6 +226,8 @@ int main(int argc, char** argv) {
     }
     if (imagePath.empty() || outPath.empty())
       throw std::runtime_error("give a target image and --out (or --database with --folder or --list)");
+    if (!picturePath.empty() && !cv::haveImageWriter(picturePath))
+      throw std::runtime_error("--picture '" + picturePath + "': OpenCV writes no image of that name (give .png or .jpg)");
     const auto start = std::chrono::steady_clock::now();
     if (!std::filesystem::is_regular_file(imagePath))
       throw std::runtime_error("target image '" + imagePath + "' does not exist");
@@ -253,6 +260,13 @@ int main(int argc, char** argv) {
     saveTargetModel(model, outPath);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     printReport(imagePath, image, model, outPath, seconds);
+    if (!picturePath.empty()) {
+      const nft::train::TargetPicture picture = nft::train::targetPicture(model);
+      if (!cv::imwrite(picturePath, picture.image))
+        throw std::runtime_error("cannot write the picture '" + picturePath + "'");
+      std::printf("Picture:    %s (%dx%d; too plain to track: %.0f%% of the target)\n", picturePath.c_str(),
+                  picture.image.cols, picture.image.rows, 100.0 * picture.plainFraction);
+    }
   } catch (const std::exception& e) {
     std::cerr << "nft_train: " << e.what() << "\n";
     return 1;

@@ -320,16 +320,32 @@ TargetModel trainTarget(const cv::Mat& image, const TargetTrainerOptions& option
     kept.push_back(descriptors.row(i));
   }
   model.descriptors = kept;
-  const size_t frontal = model.keypoints.size();
+  size_t frontal = model.keypoints.size();
   if (options.viewTiltDeg > 0) addTiltedViews(model.image, options, describe, model.keypoints, model.descriptors);
+  model.patches = selectPatches(model.image, options);
   if (model.geometry.curved()) {
     // The surface of the working image (checks a cone's sector label against its sizes too).
     const LabelSurface surface(model.geometry, model.widthMetres, model.image.size());
+    // A sector label's image is its bounding box: what lies outside the sector is not printed.
+    std::vector<Keypoint> onLabel;
+    cv::Mat onLabelDescriptors(0, model.descriptors.cols, CV_32F);
+    size_t onLabelFrontal = 0;
+    for (size_t i = 0; i < model.keypoints.size(); ++i) {
+      if (!surface.onLabel({model.keypoints[i].x, model.keypoints[i].y})) continue;
+      onLabel.push_back(model.keypoints[i]);
+      onLabelDescriptors.push_back(model.descriptors.row(static_cast<int>(i)));
+      onLabelFrontal += i < frontal ? 1 : 0;
+    }
+    model.keypoints = std::move(onLabel);
+    model.descriptors = onLabelDescriptors;
+    frontal = onLabelFrontal;
+    model.patches.erase(std::remove_if(model.patches.begin(), model.patches.end(),
+                                       [&](const TrackingPatch& p) { return !surface.onLabel(p.position); }),
+                        model.patches.end());
     if (options.viewTurnDeg > 0)
       addTurnedViews(model.image, surface, options, describe, model.keypoints, model.descriptors);
   }
   model.tiltedKeypoints = static_cast<int>(model.keypoints.size() - frontal);
-  model.patches = selectPatches(model.image, options);
   model.quality = rateTarget(model.image, model.keypoints, model.descriptors);
   return model;
 }

@@ -22,8 +22,9 @@ struct TargetTrainerOptions {
   /// label's width, detection/target_geometry.h).
   double widthMetres = 0.20;
   /// The surface the target is printed on (TargetModel::geometry), checked against widthMetres
-  /// and the image's aspect (validateTargetGeometry, LabelSurface). A curved label also gets
-  /// the views of viewTurnDeg.
+  /// and the image's aspect (validateTargetGeometry, LabelSurface). A curved label keeps only
+  /// the keypoints and patches on the printed label (LabelSurface::onLabel: a cone's sector
+  /// label's bounding box corners are not) and also gets the views of viewTurnDeg.
   TargetGeometry geometry;
   DescriptorType descriptorType = DescriptorType::Surf64;
   Orientation orientation = Orientation::Oriented;

@@ -115,7 +115,7 @@ graf=/usr/share/doc/opencv-doc/examples/data/graf1.png
 export_frames synthetic "$graf"
 # (The field of view written out as the default's value: a number read by the web build's parser.)
 # CHECK_GEOMETRY: the page also adds the target as a can's label (Session.addTarget's geometry),
-# which the Session checks and refuses (the lanes follow planar targets only so far).
+# which the Session checks and refuses beside the target it has (a curved target is tracked alone).
 CHECK_GEOMETRY=1 add_case synthetic synthetic '{"camera": {"hfov_deg": 6.0e1}}'
 if [ -d "$data/video/tmt_bookI" ]; then
   export_frames tmt_bookI "$data/video/tmt_bookI/target.png" \

@@ -77,8 +77,8 @@ LoadedTarget loadTarget(const std::string& path, const PipelineOptions& options,
 void checkPlanar(const detection::TargetGeometry& geometry, const std::string& what) {
   if (geometry.curved())
     throw std::runtime_error(what + " is a " + detection::toString(geometry.kind) +
-                             " target: the tracker follows planar targets only so far (curved targets are being "
-                             "built); train the label as a planar target to find it while it faces the camera");
+                             " target: a database's targets are planar so far (a curved target is found alone: "
+                             "add its model or image with addTarget, nft_replay --target)");
 }
 
 detection::TargetGeometry detectionGeometry(const TargetGeometry& g) {

@@ -187,9 +187,27 @@ void TargetTracking::checkCompatible(detection::DescriptorType type, detection::
   }
 }
 
+bool TargetTracking::curvedAlone() const {
+  return targets_.size() == 1 && targets_.front().info.geometry.curved();
+}
+
+void TargetTracking::checkAlone(const detection::TargetGeometry& geometry, const std::string& name) const {
+  if (targets_.empty()) return;
+  if (geometry.curved())
+    throw InputError("target '" + name + "' is a " + detection::toString(geometry.kind) +
+                     " target: a curved target is tracked alone so far, and this Session has " +
+                     std::to_string(targets_.size()) + " target" + (targets_.size() == 1 ? "" : "s") +
+                     " (remove them first, or use another Session)");
+  for (const Target& t : targets_)
+    if (t.info.geometry.curved())
+      throw InputError("target '" + name + "': this Session tracks the " + toString(t.info.geometry.kind) +
+                       " target '" + t.info.name + "', and a curved target is tracked alone so far (remove it "
+                       "first, or use another Session)");
+}
+
 TargetId TargetTracking::add(detection::TargetModel model, TargetInfo info) {
   checkCompatible(model.descriptorType, model.orientation, info.name);
-  session::checkPlanar(model.geometry, "target '" + info.name + "'");
+  checkAlone(model.geometry, info.name);
   info.id = nextId_;
   Target t;
   t.info = std::move(info);
@@ -213,6 +231,7 @@ std::vector<TargetId> TargetTracking::addDatabase(detection::TargetDatabase data
                     d.stored ? d.stored->orientation() : d.model.orientation, d.name);
     session::checkPlanar(d.stored ? d.stored->geometry() : d.model.geometry, "target '" + d.name + "' of '" + source + "'");
   }
+  if (!database.targets().empty()) checkAlone(detection::TargetGeometry{}, database.targets().front().name);
   std::vector<detection::DatabaseTarget> entries = database.takeTargets();
   const bool adopt = !vocabularyFromDatabase_;
   if (adopt) {
@@ -322,14 +341,18 @@ void TargetTracking::rebuildLanes() {
     only.lane.reset();
     only.framesSinceFound = -1;
     try {
+      // A curved target is detected on every frame, here (tracker/tracker.h): not on the worker.
+      const bool curved = only.info.geometry.curved();
       if (!single_) {
         // Asynchronous: the tracking lane here, the detection lane in async_.
         tracker::TrackerOptions o = options_.tracker;
-        o.detectionEnabled = !async_;
+        o.detectionEnabled = !async_ || curved;
         single_.emplace(*caps_, modelOf(only), *calibration_, o);
-        if (carried) single_->initialise(*carried);
+        if (carried && !curved) single_->initialise(*carried);
       }
-      if (async_) {
+      if (async_ && curved) {
+        async_->clear();
+      } else if (async_) {
         modelOf(only);
         async_->setSingle(*caps_, *calibration_, SingleLaneSpec{only.info.id, only.model, options_.tracker});
       }
@@ -378,7 +401,7 @@ void TargetTracking::track(const cv::Mat& image, FrameResult& result, const cv::
   } release{detectionImage_};
   detectionImage_ = detectionImage;
   if (targets_.size() == 1 && single_)
-    async_ ? trackOneAsync(image, result) : trackOne(image, result);
+    async_ && !curvedAlone() ? trackOneAsync(image, result) : trackOne(image, result);
   else if (targets_.size() > 1 && (recognizer_ || gpuReleased_ || async_))
     trackSeveral(image, result);
   ++frames_;
@@ -634,6 +657,7 @@ void TargetTracking::refine(const cv::Mat& frame, const tracker::CameraCalibrati
   parallelEach(result.targets.size(), [&](size_t k) {
     TargetResult& r = result.targets[k];
     Target& t = find(r.id, "refine");
+    if (t.info.geometry.curved()) return;  // the dense alignment fits a plane's homography
     if (!r.found) {
       t.lastCentre.reset();
       t.lastMotion.reset();
@@ -720,6 +744,7 @@ void TargetTracking::smooth(const tracker::CameraCalibration& calibration, Frame
   const long long frame = frames_ - 1;  // track() counted this frame already
   for (TargetResult& r : result.targets) {
     Target& t = find(r.id, "smooth");
+    if (t.info.geometry.curved()) continue;  // the filter refits a plane's pose to the corners
     if (!r.found || r.corners.size() != 4) {
       t.lastSmoothedFrame = -1;
       continue;

@@ -119,6 +119,11 @@ class TargetTracking {
   void restoreGpu(const gpu::Capabilities& caps);
 
  private:
+  /// True when the one target is curved (detected on every frame, synchronously).
+  bool curvedAlone() const;
+  /// Refuses a target of `geometry` named `name` when a curved target would share the Session:
+  /// a curved target is tracked alone so far. @throws InputError naming both.
+  void checkAlone(const detection::TargetGeometry& geometry, const std::string& name) const;
   struct Target {
     TargetInfo info;
     /// Its model; for a database target kept compact (`stored`), null until it is found (or

@@ -9,6 +9,7 @@
 #include <opencv2/calib3d.hpp>
 
 #include "gpu/capabilities.h"
+#include "tracker/curved_detection.h"
 
 namespace nft::tracker {
 namespace {
@@ -315,6 +316,7 @@ struct DetectionLane::Impl {
       minTargetScale = std::min(minTargetScale, static_cast<double>(k.scale));
       maxTargetScale = std::max(maxTargetScale, static_cast<double>(k.scale));
     }
+    if (model.geometry.curved()) surface.emplace(model.geometry, model.widthMetres, model.image.size());
     if (tiltedMatcher) {
       frontal = model.frontalKeypoints();
       matcher->setTarget(model.descriptors.rowRange(0, frontal));
@@ -347,6 +349,8 @@ struct DetectionLane::Impl {
   double minTargetScale = 1e30, maxTargetScale = 0;
   DetectionTimings timings;
   std::string rejection;
+  /// A curved target's surface (detection/label_surface.h); empty for a flat print.
+  std::optional<detection::LabelSurface> surface;
 
   /// Steps 4 and 5 of detect() on `matches` (target indices into targetPoints) in a frame of
   /// `frameCalibration`'s size: the detection, or std::nullopt with `rejection` set; adds to
@@ -355,11 +359,16 @@ struct DetectionLane::Impl {
   std::optional<Detection> verify(const std::vector<detection::Keypoint>& keypoints,
                                   const std::vector<detection::Match>& matches,
                                   const CameraCalibration& frameCalibration, bool near) {
-    if (!near)
-      return verifyDetection(matches, targetPoints, keypoints, targetSize, metresPerPixel, frameCalibration, options,
-                             rejection, timings.ransac, timings.pose);
-    DetectionLaneOptions o = options;  // the scale-consistent matches of a search near a pose
-    o.minInliers = std::min(options.minInliers, options.nearMinInliers);
+    DetectionLaneOptions o = options;  // near a pose: its scale-consistent matches
+    if (near) o.minInliers = std::min(options.minInliers, options.nearMinInliers);
+    if (surface) {  // a curved label: 2D–3D correspondences and PnP (tracker/curved_detection.h)
+      double ransacMs = 0, poseMs = 0;
+      std::optional<Detection> d = verifyCurvedDetection(matches, targetPoints, keypoints, *surface, targetSize,
+                                                         frameCalibration, o, rejection, ransacMs, poseMs);
+      timings.ransac += ransacMs;
+      timings.pose += poseMs;
+      return d;
+    }
     return verifyDetection(matches, targetPoints, keypoints, targetSize, metresPerPixel, frameCalibration, o,
                            rejection, timings.ransac, timings.pose);
   }

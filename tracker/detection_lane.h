@@ -36,6 +36,10 @@
 // 5. pose:     planar PnP (IPPE + LM, tracker/pose.h) of the homography: fitted to a 3 × 3 grid
 //              of target points mapped by it (poseFromHomography), metric with the model's
 //              metresPerPixel(); its reprojection error is measured on the inliers.
+//    A curved target (a label on a cylinder or cone, TargetModel::geometry) takes steps 4–5 as
+//    PnP in RANSAC on the matches' points on its surface instead (tracker/curved_detection.h):
+//    the same inlier floor, the pose, the label's corners projected and the homography of its
+//    tangent plane along the middle column.
 //
 // Frame size: fixed at construction by calibration.imageSize (SurfEs's textures are allocated
 // for it). A frame of another size is an error (std::invalid_argument naming both sizes): the

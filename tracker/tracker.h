@@ -181,9 +181,13 @@ struct TrackResult {
 /// Move-only, not thread-safe.
 class Tracker {
  public:
+  /// A curved target (a cylinder or cone label, TargetModel::geometry) is detected on every
+  /// frame, its pose by PnP on its surface (tracker/curved_detection.h): the tracking lane follows
+  /// planar targets only so far, so options() comes back with trackingEnabled, refineDetections
+  /// and regionDetection false for it (issue 47).
   /// @throws std::invalid_argument for options out of range (named) or an unusable model (what
-  ///   DetectionLane and TrackingLane throw: no keypoints, no patches, no image); GPU errors of
-  ///   the detection lane pass through.
+  ///   DetectionLane and TrackingLane throw: no keypoints, no patches, no image), or a curved
+  ///   target without the detection lane; GPU errors of the detection lane pass through.
   Tracker(const gpu::Capabilities& caps, const detection::TargetModel& model, const CameraCalibration& calibration,
           const TrackerOptions& options = {});
   ~Tracker();

@@ -119,8 +119,8 @@ export class Session {
    *   curved label's arc length); geometry, the surface it is printed on: omitted for a flat print,
    *   { kind: 'cylinder', radiusMetres } for a label around a can, { kind: 'cone', topRadiusMetres,
    *   bottomRadiusMetres, sideLengthMetres, coneLabel: 'sector' | 'rectangle' } for a cup's sleeve.
-   *   A curved target is checked against its label (NftError naming the field, e.g. radius_m) and
-   *   then refused: the tracker follows planar targets only so far.
+   *   A curved target is checked against its label (NftError naming the field, e.g. radius_m),
+   *   found on every frame by PnP on its surface and tracked alone (NftError beside others).
    * @returns {Promise<number>} the target's id.
    */
   async addTarget(source, options = {}) {

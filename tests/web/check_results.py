@@ -34,10 +34,11 @@ def load_native(path):
 
 
 def check_geometry(name, answers):
-    """addTarget's geometry option in the browser (tests/web/track.js, geometryErrors): each bad or
-    (for now) curved geometry refused with an NftError naming what is wrong, nothing added."""
+    """addTarget's geometry option in the browser (tests/web/track.js, geometryErrors): each bad
+    geometry, and a can's label beside the case's target (a curved target is tracked alone so far),
+    refused with an NftError naming what is wrong, nothing added."""
     expected = {"kind": "geometry.kind 'barrel'", "radius": "radius_m -1",
-                "cylinder": "is a cylinder target: the tracker follows planar targets only so far"}
+                "cylinder": "is a cylinder target: a curved target is tracked alone so far"}
     ok = True
     for key, needle in expected.items():
         answer = answers.get(key, "")

@@ -14,7 +14,7 @@ async function bitmap(url) {
 }
 
 // What addTarget's geometry option answers (check_results.py judges the messages): a bad kind, a
-// bad radius, and a can's label, refused by the Session for now.
+// bad radius, and a can's label beside the target already added (a curved target is tracked alone).
 async function geometryErrors(session, target) {
   const errors = {};
   const cases = {
