@@ -2,9 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
-#include <stdexcept>
-#include <string>
 
 namespace nft::detection {
 namespace {
@@ -12,29 +9,19 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 // As validateTargetGeometry's: a label measured by hand may come out a little off.
 constexpr double kSlack = 1e-3;
-// A sector image may be a little shorter than the sector its sizes make (a crop at the arcs).
-constexpr double kHeightSlack = 0.02;
-
-std::string number(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
 const cv::Vec3d kX(1, 0, 0);
 
 }  // namespace
 
 LabelSurface::LabelSurface(const TargetGeometry& geometry, double widthMetres, cv::Size imageSize)
     : geometry_(geometry), imageSize_(imageSize) {
-  validateTargetGeometry(geometry, widthMetres, imageSize, "LabelSurface");
+  validateTargetGeometry(geometry, widthMetres, imageSize, "LabelSurface");  // a sector's layout too
   width_ = widthMetres;
   s_ = imageSize.width > 0 ? widthMetres / imageSize.width : 0.0;
-  const double height = imageSize.height * s_;
   if (geometry.kind == GeometryKind::Planar) return;
   if (geometry.kind == GeometryKind::Cylinder) {
     topRadius_ = bottomRadius_ = geometry.radiusM;
-    slant_ = height;
+    slant_ = imageSize.height * s_;  // the label's height
   } else {
     topRadius_ = geometry.topRadiusM;
     bottomRadius_ = geometry.bottomRadiusM;
@@ -45,22 +32,7 @@ LabelSurface::LabelSurface(const TargetGeometry& geometry, double widthMetres, c
       const double k = std::abs(sinAlpha_);
       const double topPlane = topRadius_ / k, bottomPlane = bottomRadius_ / k;
       const double outer = std::max(topPlane, bottomPlane), inner = std::min(topPlane, bottomPlane);
-      if (widthMetres > 2 * outer * (1 + kSlack))
-        throw std::invalid_argument("LabelSurface: the sector label's width width_m " + number(widthMetres) +
-                                    " is wider than the sector's outer arc spans within 180 degrees (" +
-                                    number(2 * outer) + " m): give the label as a rectangle (cone_label rectangle)");
-      halfAngle_ = std::asin(std::min(1.0, widthMetres / (2 * outer)));
-      if (halfAngle_ > kPi * k * (1 + kSlack))
-        throw std::invalid_argument("LabelSurface: the sector label width_m " + number(widthMetres) +
-                                    " spans more than the whole cone (" + number(2 * halfAngle_ * 180 / kPi) +
-                                    " degrees in the plane, the cone unrolls to " + number(360 * k) +
-                                    "): check width_m, top_radius_m, bottom_radius_m and side_length_m");
-      const double sectorHeight = outer - inner * std::cos(halfAngle_);
-      if (height < sectorHeight * (1 - kHeightSlack))
-        throw std::invalid_argument("LabelSurface: the sector label's image is " + number(height) +
-                                    " m high (width_m x rows / cols) but a sector of these radii and side_length_m, " +
-                                    number(widthMetres) + " m wide, is " + number(sectorHeight) +
-                                    " m high: check width_m, top_radius_m, bottom_radius_m and side_length_m");
+      halfAngle_ = std::asin(std::min(1.0, widthMetres / (2 * outer)));  // checked by validateTargetGeometry
       apexAbove_ = bottomRadius_ > topRadius_;
       apexY_ = apexAbove_ ? -inner * std::cos(halfAngle_) : outer;
       planeTop_ = topPlane;

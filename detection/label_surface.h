@@ -39,9 +39,9 @@ class LabelSurface {
  public:
   /// `imageSize`: the label image the pixels refer to (TargetModel::image, working pixels);
   /// `widthMetres`: its width (TargetModel::widthMetres), > 0 for a curved target.
-  /// @throws std::invalid_argument as validateTargetGeometry (the fields named), and for a sector
-  ///   label wider than 180° in the plane or than the whole cone, or whose image is shorter than
-  ///   the sector those sizes make.
+  /// @throws std::invalid_argument as validateTargetGeometry (the fields named; a sector label
+  ///   wider than 180° in the plane or than the whole cone, or whose image is shorter than the
+  ///   sector those sizes make).
   LabelSurface(const TargetGeometry& geometry, double widthMetres, cv::Size imageSize);
 
   const TargetGeometry& geometry() const { return geometry_; }

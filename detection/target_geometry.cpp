@@ -1,5 +1,6 @@
 #include "detection/target_geometry.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -11,6 +12,8 @@ constexpr double kPi = 3.14159265358979323846;
 // Slack of the length checks: a label cut to the full circumference, measured by hand, may come
 // out a little longer than 2πr.
 constexpr double kSlack = 1e-3;
+// A sector label's image may be a little shorter than the sector its sizes make (a crop at the arcs).
+constexpr double kSectorHeightSlack = 0.02;
 
 std::string number(double v) {
   std::ostringstream s;
@@ -93,6 +96,29 @@ void validateTargetGeometry(const TargetGeometry& g, double widthMetres, cv::Siz
   if (!(g.sideLengthM > drop))
     fail(who, "side_length_m " + number(g.sideLengthM) + " is not longer than the radii's difference " + number(drop) +
                   " (the slant is the hypotenuse over it)");
+  if (g.coneLabel == ConeLabel::Sector) {
+    // The image is the sector's bounding box (detection/label_surface.h): its width sets the
+    // sector's half-angle in the plane, which must stay within 90° and within the whole cone, and
+    // the image must be as high as the sector then is (a crop at the arcs: 2 % of slack).
+    const double k = drop / g.sideLengthM;  // |sin α|
+    const double outer = std::max(g.topRadiusM, g.bottomRadiusM) / k, inner = std::min(g.topRadiusM, g.bottomRadiusM) / k;
+    if (widthMetres > 2 * outer * (1 + kSlack))
+      fail(who, "the sector label's width width_m " + number(widthMetres) +
+                    " is wider than the sector's outer arc spans within 180 degrees (" + number(2 * outer) +
+                    " m): give the label as a rectangle (cone_label rectangle)");
+    const double halfAngle = std::asin(std::min(1.0, widthMetres / (2 * outer)));
+    if (halfAngle > kPi * k * (1 + kSlack))
+      fail(who, "the sector label width_m " + number(widthMetres) + " spans more than the whole cone (" +
+                    number(2 * halfAngle * 180 / kPi) + " degrees in the plane, the cone unrolls to " + number(360 * k) +
+                    "): check width_m, top_radius_m, bottom_radius_m and side_length_m");
+    const double sectorHeight = outer - inner * std::cos(halfAngle);
+    const double height = labelHeightMetres(widthMetres, imageSize);
+    if (height < sectorHeight * (1 - kSectorHeightSlack))
+      fail(who, "the sector label's image is " + number(height) +
+                    " m high (width_m x rows / cols) but a sector of these radii and side_length_m, " +
+                    number(widthMetres) + " m wide, is " + number(sectorHeight) +
+                    " m high: check width_m, top_radius_m, bottom_radius_m and side_length_m");
+  }
   if (g.coneLabel == ConeLabel::Rectangle) {
     const double circumference = 2 * kPi * g.bottomRadiusM;
     if (widthMetres > circumference * (1 + kSlack))

@@ -61,8 +61,10 @@ std::optional<ConeLabel> parseConeLabel(const std::string& name);
 /// @throws std::invalid_argument "<who>: <field> <value> (expected ...)" for a field that is not
 ///   finite or out of range, a field of another kind that is not 0, a cylinder label longer than
 ///   the circumference 2π·radius_m (1e-3 of slack), a cone whose radii are equal (a cylinder) or
-///   whose slant is not longer than their difference, or a rectangle label longer than the bottom
-///   edge's circumference or taller than the slant.
+///   whose slant is not longer than their difference, a rectangle label longer than the bottom
+///   edge's circumference or taller than the slant, or a sector label (the image its bounding box,
+///   detection/label_surface.h) wider than its outer arc spans within 180° or than the whole cone
+///   unrolls to, or whose image is more than 2 % shorter than that sector.
 void validateTargetGeometry(const TargetGeometry& geometry, double widthMetres, cv::Size imageSize,
                             const std::string& who);
 

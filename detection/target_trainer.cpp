@@ -324,7 +324,7 @@ TargetModel trainTarget(const cv::Mat& image, const TargetTrainerOptions& option
   if (options.viewTiltDeg > 0) addTiltedViews(model.image, options, describe, model.keypoints, model.descriptors);
   model.patches = selectPatches(model.image, options);
   if (model.geometry.curved()) {
-    // The surface of the working image (checks a cone's sector label against its sizes too).
+    // The surface of the working image (the geometry was checked against the image above).
     const LabelSurface surface(model.geometry, model.widthMetres, model.image.size());
     // A sector label's image is its bounding box: what lies outside the sector is not printed.
     std::vector<Keypoint> onLabel;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <utility>
 
 #include <opencv2/calib3d.hpp>
 
@@ -77,60 +78,57 @@ std::optional<Detection> verifyCurvedDetection(const std::vector<detection::Matc
     return std::nullopt;
   }
   const auto poseStart = Clock::now();
+  const auto reject = [&](std::string why) -> std::optional<Detection> {
+    rejection = std::move(why);
+    poseMs = msSince(poseStart);
+    return std::nullopt;
+  };
+  // The points of the inliers `kept` (indices into object / image).
+  std::vector<int> kept = inlierIndices;
   std::vector<cv::Point3d> inObject;
   std::vector<cv::Point2d> inImage;
-  std::vector<cv::Point2d> inLabel;
-  for (const int i : inlierIndices) {
-    inObject.push_back(object[static_cast<size_t>(i)]);
-    inImage.push_back(image[static_cast<size_t>(i)]);
-    const cv::Point2f& p = targetPoints[static_cast<size_t>(matches[static_cast<size_t>(i)].target)];
-    inLabel.emplace_back(p.x, p.y);
-  }
+  const auto gather = [&] {
+    inObject.clear();
+    inImage.clear();
+    for (const int i : kept) {
+      inObject.push_back(object[static_cast<size_t>(i)]);
+      inImage.push_back(image[static_cast<size_t>(i)]);
+    }
+  };
+  gather();
   if (o.refinePose) {
     cv::solvePnPRefineLM(inObject, inImage, calibration.K, calibration.distortion, rvec, tvec);
     // Again on the inliers within half the threshold: RANSAC's threshold admits the coarse
     // octaves' loosely placed keypoints, which pull the pose (a can turned 50°: 1.96° → 0.6° off).
     std::vector<cv::Point2d> fitted;
     cv::projectPoints(inObject, rvec, tvec, calibration.K, calibration.distortion, fitted);
-    std::vector<cv::Point3d> tightObject;
-    std::vector<cv::Point2d> tightImage, tightLabel;
+    std::vector<int> tight;
     for (size_t i = 0; i < fitted.size(); ++i)
-      if (cv::norm(fitted[i] - inImage[i]) < 0.5 * o.ransacThresholdPx) {
-        tightObject.push_back(inObject[i]);
-        tightImage.push_back(inImage[i]);
-        tightLabel.push_back(inLabel[i]);
-      }
-    if (static_cast<int>(tightObject.size()) >= o.minInliers) {
-      cv::solvePnPRefineLM(tightObject, tightImage, calibration.K, calibration.distortion, rvec, tvec);
-      inObject = std::move(tightObject);
-      inImage = std::move(tightImage);
-      inLabel = std::move(tightLabel);
+      if (cv::norm(fitted[i] - inImage[i]) < 0.5 * o.ransacThresholdPx) tight.push_back(kept[i]);
+    if (static_cast<int>(tight.size()) >= o.minInliers) {
+      kept = std::move(tight);
+      gather();
+      cv::solvePnPRefineLM(inObject, inImage, calibration.K, calibration.distortion, rvec, tvec);
     }
   }
   Pose pose;
   pose.rvec = cv::Vec3d(rvec.at<double>(0), rvec.at<double>(1), rvec.at<double>(2));
   pose.tvec = cv::Vec3d(tvec.at<double>(0), tvec.at<double>(1), tvec.at<double>(2));
-  pose.inliers = static_cast<int>(inObject.size());
+  pose.inliers = static_cast<int>(kept.size());
   // In front of the camera, and on the side of the label that faces it.
   cv::Matx33d R;
   cv::Rodrigues(pose.rvec, R);
   const cv::Vec3d centre = -(R.t() * pose.tvec);
   int away = 0;
-  for (size_t i = 0; i < inObject.size(); ++i) {
+  for (size_t i = 0; i < kept.size(); ++i) {
     const cv::Vec3d x(inObject[i].x, inObject[i].y, inObject[i].z);
-    if ((R * x + pose.tvec)[2] <= 0) {
-      rejection = "no pose: an inlier behind the camera";
-      poseMs = msSince(poseStart);
-      return std::nullopt;
-    }
-    away += surface.normal(inLabel[i]).dot(x - centre) >= 0 ? 1 : 0;
+    if ((R * x + pose.tvec)[2] <= 0) return reject("no pose: an inlier behind the camera");
+    const cv::Point2f& p = targetPoints[static_cast<size_t>(matches[static_cast<size_t>(kept[i])].target)];
+    away += surface.normal({p.x, p.y}).dot(x - centre) >= 0 ? 1 : 0;
   }
-  if (away * 10 > pose.inliers) {
-    rejection = "no pose: " + std::to_string(away) + " of " + std::to_string(pose.inliers) +
-                " inliers on the label's far side";
-    poseMs = msSince(poseStart);
-    return std::nullopt;
-  }
+  if (away * 10 > pose.inliers)
+    return reject("no pose: " + std::to_string(away) + " of " + std::to_string(pose.inliers) +
+                  " inliers on the label's far side");
   std::vector<cv::Point2d> projected;
   cv::projectPoints(inObject, pose.rvec, pose.tvec, calibration.K, calibration.distortion, projected);
   double sum = 0;
@@ -146,11 +144,7 @@ std::optional<Detection> verifyCurvedDetection(const std::vector<detection::Matc
   std::vector<cv::Point3d> corners3d;
   for (const cv::Point2d& c : {cv::Point2d(0, 0), cv::Point2d(w, 0), cv::Point2d(w, h), cv::Point2d(0, h)}) {
     const cv::Point3d x = surface.point(c);
-    if ((R * cv::Vec3d(x.x, x.y, x.z) + pose.tvec)[2] <= 1e-9) {
-      rejection = "no pose: a label corner projects to infinity";
-      poseMs = msSince(poseStart);
-      return std::nullopt;
-    }
+    if ((R * cv::Vec3d(x.x, x.y, x.z) + pose.tvec)[2] <= 1e-9) return reject("no pose: a label corner projects to infinity");
     corners3d.push_back(x);
   }
   std::vector<cv::Point2d> corners;

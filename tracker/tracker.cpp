@@ -125,12 +125,11 @@ struct Tracker::Impl {
       options.regionDetection = false;
       options.detection.firstPassFraction = 1.0;
     }
-    const TrackerOptions& lanes = options;
-    if (lanes.detectionEnabled) detectionLane.emplace(caps, model, calibration, lanes.detection);
+    if (options.detectionEnabled) detectionLane.emplace(caps, model, calibration, options.detection);
     // Without tracking the lane still refines each detection in its own frame (no earlier frame
     // is used): the NCC patches fit the target more closely than the keypoint matches.
-    if (lanes.trackingEnabled || (lanes.detectionEnabled && lanes.refineDetections))
-      trackingLane.emplace(model, calibration, lanes.tracking);
+    if (options.trackingEnabled || (options.detectionEnabled && options.refineDetections))
+      trackingLane.emplace(model, calibration, options.tracking);
   }
 
   TrackerOptions options;
