@@ -111,11 +111,18 @@ cv::Point2d LabelSurface::labelPixel(cv::Point3d x) const {
 }
 
 std::optional<cv::Point2d> LabelSurface::intersect(const cv::Vec3d& origin, const cv::Vec3d& direction) const {
+  const std::optional<Hit> hit = castRay(origin, direction);
+  if (!hit || !hit->outside || !hit->onLabel) return std::nullopt;  // from inside, or the bare part
+  return hit->pixel;
+}
+
+std::optional<LabelSurface::Hit> LabelSurface::castRay(const cv::Vec3d& origin, const cv::Vec3d& direction) const {
   if (!geometry_.curved()) {
-    if (!(origin[2] < 0 && direction[2] > 0)) return std::nullopt;  // the print faces −z
+    if (!(std::abs(direction[2]) > 1e-15)) return std::nullopt;
     const double lambda = -origin[2] / direction[2];
+    if (!(lambda > 1e-12)) return std::nullopt;
     const cv::Point2d p((origin[0] + lambda * direction[0]) / s_, (origin[1] + lambda * direction[1]) / s_);
-    return onLabel(p) ? std::optional<cv::Point2d>(p) : std::nullopt;
+    return Hit{p, lambda, direction[2] > 0, onLabel(p)};  // the print faces −z
   }
   // |o⊥ + λ·w⊥| = ρ(h0 + λ·hd), ρ(h) = top + tan α · h: a quadratic in λ.
   const cv::Vec3d o = origin - a0_;
@@ -143,8 +150,7 @@ std::optional<cv::Point2d> LabelSurface::intersect(const cv::Vec3d& origin, cons
     const double t = (x - a0_).dot(d_) / cosAlpha_;
     if (t < -1e-9 || t > slant_ * (1 + 1e-9)) continue;  // past the body's edges: on it goes
     const cv::Point2d p = labelPixel({x[0], x[1], x[2]});
-    if (normal(p).dot(direction) >= 0 || !onLabel(p)) return std::nullopt;  // from inside, or the bare part
-    return p;
+    return Hit{p, roots[i], normal(p).dot(direction) < 0, onLabel(p)};
   }
   return std::nullopt;
 }

@@ -66,6 +66,22 @@ class LabelSurface {
   /// bare part of a can) or from inside. A cylinder or cone is opaque there.
   std::optional<cv::Point2d> intersect(const cv::Vec3d& origin, const cv::Vec3d& direction) const;
 
+  /// What a ray meets first: the point's label pixel (labelPixel(); for a plane, where it meets
+  /// z = 0), its distance along the ray (λ, in the direction's units), whether the ray meets the
+  /// surface from outside (the printed side: the normal against the ray; a plane from −z) and
+  /// whether the point is on the label (onLabel()).
+  struct Hit {
+    cv::Point2d pixel;
+    double lambda = 0;
+    bool outside = false;
+    bool onLabel = false;
+  };
+  /// The first point where origin + λ·direction (λ > 0) meets the surface between the label's
+  /// top and bottom edges, on the label or its bare part, from outside or inside (a flat print:
+  /// the plane z = 0, every point of it); std::nullopt when it misses. intersect() is the hit
+  /// when outside and on the label. What the synthetic curved sequences draw a can's body with.
+  std::optional<Hit> castRay(const cv::Vec3d& origin, const cv::Vec3d& direction) const;
+
   /// A curved label's coordinates: (t, φ) of label pixel `p` — t metres down the slant from the
   /// top edge (along the axis for a cylinder), φ radians about the axis from the middle column —
   /// and the label pixel of (t, φ). A flat print's: (y, x) metres, and back.

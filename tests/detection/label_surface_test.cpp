@@ -108,6 +108,21 @@ TEST(LabelSurface, ACylinderLabelWrapsWithoutStretching) {
   EXPECT_FALSE(s.intersect(behind, {0, 0, -1}));
   EXPECT_FALSE(s.intersect({W / 2 + 2 * r, 0.05, -0.3}, {0, 0, 1}));
   EXPECT_FALSE(s.intersect({W / 2, 0.15, -0.3}, {0, 0, 1})) << "below the label's bottom edge";
+  // castRay says what blocked it: the bare part from outside; the inside seen past the top edge.
+  const std::optional<LabelSurface::Hit> bare = s.castRay(behind, {0, 0, -1});
+  ASSERT_TRUE(bare);
+  EXPECT_TRUE(bare->outside);
+  EXPECT_FALSE(bare->onLabel);
+  EXPECT_NEAR(bare->lambda, 0.3, 1e-9);
+  const cv::Vec3d above(W / 2, -0.15, -0.3);  // looking down past the top edge at the inside of the far wall
+  const std::optional<LabelSurface::Hit> inside = s.castRay(above, cv::normalize(cv::Vec3d(0, 0.17, 0.3 + r * 1.9)));
+  ASSERT_TRUE(inside);
+  EXPECT_FALSE(inside->outside);
+  EXPECT_FALSE(s.intersect(above, cv::normalize(cv::Vec3d(0, 0.17, 0.3 + r * 1.9))));
+  const std::optional<LabelSurface::Hit> front = s.castRay({W / 2, 0.05, -0.3}, {0, 0, 1});
+  ASSERT_TRUE(front);
+  EXPECT_TRUE(front->outside && front->onLabel);
+  EXPECT_NEAR(front->pixel.x, 300, 1e-6);
 }
 
 TEST(LabelSurface, AFullWrapClosesOnItself) {
