@@ -30,6 +30,7 @@
 #include "apps/eval/oxford_sequence.h"
 #include "apps/eval/pot_eval.h"
 #include "apps/eval/reference_track.h"
+#include "apps/eval/curved_eval.h"
 #include "apps/eval/tracking_eval.h"
 #include "gpu/capabilities.h"
 #include "gpu/context.h"
@@ -168,6 +169,11 @@ struct TrackingArgs {
   std::string subset;
   double maxThreshold = 20.0;
   double step = 0.5;
+  /// --geometry: a curved target's sequence instead (apps/eval/curved_eval.h).
+  std::string geometry;
+  double radiusM = 0;
+  double coverageDeg = 180;
+  bool baselinesGiven = false;
 };
 
 /// --threads, --progress and --platform of the runs over frames (tracking, multi).
@@ -209,7 +215,18 @@ void addTrackingCommand(CLI::App& app, TrackingArgs& a) {
   cmd->add_option("--preset", r.preset,
                   "instead of --target/--video/--gt: a synthetic sequence with exact ground truth, one of\n" +
                       nft::replay::syntheticPresetNames() +
-                      " (POT categories and a bent page, synthetic/synthetic_presets.h)");
+                      " (POT categories and a bent page, synthetic/synthetic_presets.h); with --geometry one of\n" +
+                      nft::replay::curvedMotionNames());
+  cmd->add_option("--geometry", a.geometry,
+                  "with --preset: a curved target instead, a label around a can (cylinder) or a cup (cone),\n"
+                  "tracked with its curved and with a planar model; --preset also takes 'turn' (the label\n"
+                  "turned about the axis out of view and back; synthetic/curved_sequence.h)")
+      ->check(CLI::IsMember({"cylinder", "cone"}));
+  cmd->add_option("--radius-m", a.radiusM, "with --geometry cylinder: the radius, metres (default 0.033, a can; 0.04-0.10 a bottle)")
+      ->check(CLI::Range(0.005, 1.0));
+  cmd->add_option("--coverage-deg", a.coverageDeg, "with --geometry: the angle the label covers about the axis, degrees")
+      ->check(CLI::Range(90.0, 360.0))
+      ->capture_default_str();
   cmd->add_option("--synthetic-frames", r.syntheticFrames, "frames of the --preset sequence")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
@@ -228,7 +245,8 @@ void addTrackingCommand(CLI::App& app, TrackingArgs& a) {
   cmd->add_option("--config", r.configPath, "YAML config for our tracker (config/default.yaml's keys)");
   cmd->add_option("--calib", r.calibrationPath, "camera calibration YAML (overrides the config's)");
   cmd->add_option("--baselines", a.baselines, "comma-separated OpenCV baselines: orb, sift, or none")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([&a](const std::string&) { a.baselinesGiven = true; });
   cmd->add_option("--out", r.perFrameCsv,
                   "per-frame CSV: frame,method,found,error_px,ms,ulx,uly,urx,ury,lrx,lry,llx,lly,visible_error_px\n"
                   "(frame from 1)");
@@ -255,7 +273,50 @@ std::pair<int, int> parseSubset(const std::string& text) {
   return {first, last};
 }
 
+/// --preset P --geometry cylinder|cone: the curved target's run (apps/eval/curved_eval.h).
+int runCurvedTracking(const TrackingArgs& a) {
+  const TrackingRequest& r = a.request;
+  if (r.preset.empty()) throw std::invalid_argument("--geometry is the --preset sequence's target: give --preset");
+  const auto refuse = [](bool given, const std::string& option) {
+    if (given) throw std::invalid_argument(option + " does not apply to a curved target's sequence (--geometry)");
+  };
+  refuse(!r.target.empty() || !r.video.empty() || !r.groundTruth.empty(), "--target/--video/--gt");
+  refuse(!r.targetDatabase.empty(), "--targets");
+  refuse(r.initQuad, "--init-quad");
+  refuse(r.targetFraction > 0, "--target-fraction");
+  refuse(!a.curve.empty(), "--curve");
+  refuse(!a.subset.empty(), "--subset");
+  refuse(r.asyncDelayFrames >= 0, "--async-delay-frames");
+  refuse(!r.calibrationPath.empty(), "--calib (the sequence has its own camera)");
+  refuse(a.baselinesGiven && a.baselines != "none", "--baselines (the OpenCV baselines find a homography)");
+  if (a.radiusM > 0 && a.geometry == "cone")
+    throw std::invalid_argument("--radius-m is a cylinder's: the cone is a cup of its own radii (4.5 and 3 cm)");
+  CurvedTrackingRequest c;
+  c.sequence.shape = a.geometry == "cone" ? nft::replay::CurvedShape::Cup : nft::replay::CurvedShape::Can;
+  c.sequence.radiusM = a.radiusM;
+  c.sequence.coverageDeg = a.coverageDeg;
+  c.sequence.motion = r.preset;
+  c.sequence.frames = r.syntheticFrames;
+  c.sequence.frameSize = r.syntheticSize;
+  c.configPath = r.configPath;
+  c.maxFrames = r.maxFrames;
+  c.progressEvery = r.progressEvery;
+  c.threads = r.threads;
+  c.platform = r.platform;
+  c.perFrameCsv = r.perFrameCsv;
+  const CurvedTrackingReport report = evaluateCurvedTracking(c);
+  if (!c.perFrameCsv.empty()) std::fprintf(stderr, "nft_eval: wrote %s\n", c.perFrameCsv.c_str());
+  printCurvedSummary(std::cout, report);
+  return 0;
+}
+
 int runTracking(TrackingArgs& a) {
+  if (!a.geometry.empty()) {
+    if (!a.size.empty()) a.request.syntheticSize = cv::Size(a.size[0], a.size[1]);
+    return runCurvedTracking(a);
+  }
+  if (a.radiusM > 0 || a.coverageDeg != 180)
+    throw std::invalid_argument("--radius-m and --coverage-deg are a curved target's: give --geometry");
   const bool files = !a.request.target.empty() || !a.request.video.empty() || !a.request.groundTruth.empty();
   if (a.request.initQuad && (a.request.preset.size() > 0 || !a.request.target.empty()))
     throw std::invalid_argument("--init-quad takes the target from --video's first frame and --gt: give no --target "

@@ -183,11 +183,12 @@ std::vector<cv::Point2f> CurvedSequence::project(int index, const std::vector<cv
   return out;
 }
 
-bool CurvedSequence::visible(int index, cv::Point2f p) const {
+bool CurvedSequence::visible(int index, cv::Point2f p, double maxAngleDeg) const {
   if (!surface_.onLabel(p)) return false;
   const SyntheticSequence::TargetPose pose = poseAt(index);
   const cv::Vec3d x = vec(surface_.point(p)), centre = -(pose.R.t() * pose.t);
-  if (!((x - centre).dot(surface_.normal(p)) < 0)) return false;  // its back to the camera
+  // Its back to the camera, or seen more obliquely than asked.
+  if (!(cv::normalize(centre - x).dot(surface_.normal(p)) > std::cos(std::min(maxAngleDeg, 90.0) * kDeg))) return false;
   const cv::Vec3d q = K_ * (pose.R * x + pose.t);
   if (!(q[2] > 0)) return false;
   const double u = q[0] / q[2], v = q[1] / q[2];

@@ -100,9 +100,9 @@ class CurvedSequence {
   /// seen or not.
   std::vector<cv::Point2f> project(int index, const std::vector<cv::Point2f>& labelPixels) const;
   /// True when label pixel `p` is seen in frame `index`: on the label, its printed side facing
-  /// the camera (the body is convex: nothing else of it is in front) and inside the frame. The
-  /// occluder does not count.
-  bool visible(int index, cv::Point2f p) const;
+  /// the camera (the body is convex: nothing else of it is in front) at most `maxAngleDeg` off
+  /// its normal (90: at all), and inside the frame. The occluder does not count.
+  bool visible(int index, cv::Point2f p, double maxAngleDeg = 90) const;
   /// The occluder at frame `index` (occlusion presets), placed across the object's width
   /// (0..1 the object's silhouette from its left to its right edge at the label's middle and
   /// its top to bottom edge); std::nullopt when none.
