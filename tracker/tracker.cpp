@@ -9,6 +9,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "gpu/capabilities.h"
+#include "tracker/curved_tracking_lane.h"
 
 namespace nft::tracker {
 namespace {
@@ -110,15 +111,13 @@ struct Tracker::Impl {
       throw std::invalid_argument("TrackerOptions::redetectEvery must be >= 0, got " + std::to_string(o.redetectEvery));
     if (!o.detectionEnabled && !o.trackingEnabled)
       throw std::invalid_argument("TrackerOptions: detectionEnabled and trackingEnabled are both false");
-    if (model.geometry.curved()) {
-      // The tracking lane follows a plane's homography: a curved label is detected on every frame
-      // (PnP on its surface, tracker/curved_detection.h) until the lane follows surfaces too.
+    curved = model.geometry.curved();
+    if (curved) {
+      // A curved label is followed on its surface (tracker/curved_tracking_lane.h) and found by
+      // PnP on it (tracker/curved_detection.h); the lane starts from a detection, so it needs one.
       if (!o.detectionEnabled)
         throw std::invalid_argument("a " + detection::toString(model.geometry.kind) +
-                                    " target needs the detection lane (it is found on every frame: the tracking lane "
-                                    "follows planar targets only so far)");
-      options.trackingEnabled = false;
-      options.refineDetections = false;
+                                    " target needs the detection lane (the tracking lane follows it from a detection)");
       // The whole frame each time, in one pass: a region's or a first pass's fewer, bunched points
       // let PnP trade a tilt for a shift (a can turned 40° or 45°: 13° and 18° off from about 50
       // inliers; 0.6° and 0.5° from all the frame's keypoints' matches).
@@ -128,8 +127,12 @@ struct Tracker::Impl {
     if (options.detectionEnabled) detectionLane.emplace(caps, model, calibration, options.detection);
     // Without tracking the lane still refines each detection in its own frame (no earlier frame
     // is used): the NCC patches fit the target more closely than the keypoint matches.
-    if (options.trackingEnabled || (options.detectionEnabled && options.refineDetections))
-      trackingLane.emplace(model, calibration, options.tracking);
+    if (options.trackingEnabled || (options.detectionEnabled && options.refineDetections)) {
+      if (curved)
+        curvedLane.emplace(model, calibration, options.tracking);
+      else
+        trackingLane.emplace(model, calibration, options.tracking);
+    }
   }
 
   TrackerOptions options;
@@ -141,6 +144,11 @@ struct Tracker::Impl {
   cv::Size frameSize, targetSize;
   std::optional<DetectionLane> detectionLane;
   std::optional<TrackingLane> trackingLane;
+  /// A curved target's (model.geometry curved): its own lane, and its last two poses found in
+  /// consecutive frames (the constant-velocity prediction), the last one found at all.
+  bool curved = false;
+  std::optional<CurvedTrackingLane> curvedLane;
+  std::optional<Pose> lastPose, previousPose, lastFoundPose;
   MotionModel motion;
   int framesSinceDetection = 0;
   /// The last homography found and how many frames ago the target was lost (for re-tracking).
@@ -153,6 +161,7 @@ struct Tracker::Impl {
   /// track(frame), or the caller's (track(pyramid)); set for the duration of a track() call only.
   FramePyramid ownPyramid;
   FramePyramid* pyramid = nullptr;
+  bool pyramidBuilt = false;  // ownPyramid holds this frame's levels
   /// The running estimate of the camera's exposure (fraction of the frame interval) the tracking
   /// lane blurs its templates with; starts at TrackingLaneOptions::blurExposure.
   double exposure = options.tracking.blurExposure;
@@ -166,9 +175,10 @@ struct Tracker::Impl {
   /// The frame's pyramid for the tracking lane (its time added to r's); nothing to do when the
   /// caller built it (track(pyramid)).
   void buildPyramid(TrackResult& r) {
-    if (pyramid != &ownPyramid) return;
+    if (pyramid != &ownPyramid || pyramidBuilt) return;
     const auto t = Clock::now();
     ownPyramid.build(gray, 2);  // the lane adds the coarser levels when it needs them
+    pyramidBuilt = true;
     r.timings.tracking.pyramid += msSince(t);
   }
 
@@ -266,7 +276,18 @@ struct Tracker::Impl {
       return false;
     }
     framesSinceDetection = 0;
-    if (trackingLane && options.refineDetections) {
+    if (curvedLane && options.refineDetections) {
+      buildPyramid(r);
+      CurvedTrackingPrior prior;
+      prior.predicted = d->pose;
+      prior.blurExposure = 0;  // no motion known
+      std::optional<TrackedTarget> refined = curvedLane->track(*pyramid, prior);
+      add(r.timings.tracking, curvedLane->lastTimings());
+      if (refined) {
+        fill(r, *refined);
+        return true;
+      }
+    } else if (trackingLane && options.refineDetections) {
       if (!options.trackingEnabled) buildPyramid(r);
       TrackingPrior prior;
       prior.predicted = d->homography;
@@ -286,6 +307,78 @@ struct Tracker::Impl {
     r.inlierTargetPoints.clear();
     r.inlierFramePoints.clear();
     return true;
+  }
+
+  /// A curved target's frame: the lane from the constant-velocity prediction of its last poses,
+  /// then from the last pose over maxSearchPx; after a loss, for retrackLostFrames frames, from
+  /// where it was lost over recoverySearchPx; else (and when those fail) the detection lane.
+  bool trackCurved(TrackResult& r) {
+    const bool tracks = options.trackingEnabled && curvedLane;
+    const auto follow = [&](const CurvedTrackingPrior& prior) {
+      std::optional<TrackedTarget> t = curvedLane->track(*pyramid, prior);
+      add(r.timings.tracking, curvedLane->lastTimings());
+      return t;
+    };
+    std::optional<TrackedTarget> tracked;
+    std::string lost;
+    if (tracks && (lastPose || (lastFoundPose && framesLost <= options.retrackLostFrames))) {
+      buildPyramid(r);
+      CurvedTrackingPrior prior;
+      prior.blurExposure = options.tracking.blurExposure;
+      if (lastPose) {
+        prior.predicted = *lastPose;
+        if (previousPose && options.motion != MotionModelKind::None) {
+          prior.predicted = extrapolate(*previousPose, *lastPose);
+          prior.reference = lastPose;
+        }
+        tracked = follow(prior);
+        if (!tracked) {  // the last pose, searched wide (as the planar state machine's second hypothesis)
+          lost = curvedLane->lastRejection();
+          CurvedTrackingPrior last;
+          last.predicted = *lastPose;
+          last.reference = lastPose;
+          last.blurExposure = prior.blurExposure;
+          last.searchRangePx = options.tracking.maxSearchPx;
+          tracked = follow(last);
+        }
+      } else {
+        prior.predicted = *lastFoundPose;
+        prior.blurExposure = 0;
+        prior.searchRangePx = options.tracking.recoverySearchPx;
+        tracked = follow(prior);
+      }
+      if (!tracked && lost.empty()) lost = curvedLane->lastRejection();
+    }
+    if (tracked) {
+      r.state = TrackerState::Tracking;
+      fill(r, *tracked);
+      return true;
+    }
+    const bool wasTracked = lastPose.has_value();
+    r.state = wasTracked ? TrackerState::Lost : TrackerState::Detecting;
+    if (!detectionLane) {
+      r.rejection = gpuReleased ? "GPU released: no detection until restoreGpu()" : "tracking lost: " + lost;
+      return false;
+    }
+    const bool found = detect(r);
+    if (found) r.state = TrackerState::Detecting;
+    if (wasTracked) r.rejection = found ? "tracking lost: " + lost : "tracking lost: " + lost + "; detection: " + r.rejection;
+    return found;
+  }
+
+  /// Constant velocity in pose: the motion from `before` to `last` applied once more to `last`.
+  static Pose extrapolate(const Pose& before, const Pose& last) {
+    cv::Matx33d Rb, Rl;
+    cv::Rodrigues(before.rvec, Rb);
+    cv::Rodrigues(last.rvec, Rl);
+    const cv::Matx33d dR = Rl * Rb.t();
+    const cv::Vec3d dt = last.tvec - dR * before.tvec;
+    Pose p = last;
+    cv::Vec3d rvec;
+    cv::Rodrigues(dR * Rl, rvec);
+    p.rvec = rvec;
+    p.tvec = dR * last.tvec + dt;
+    return p;
   }
 
   static void fill(TrackResult& r, TrackedTarget& t) {
@@ -332,6 +425,9 @@ std::optional<cv::Matx33d> Tracker::lastHomography() const { return impl_->motio
 double Tracker::exposure() const { return impl_->exposure; }
 
 void Tracker::initialise(const cv::Matx33d& homography) {
+  if (impl_->curved)
+    throw std::invalid_argument("Tracker::initialise: a curved target's tracking starts from a detection (its pose), "
+                                "not from a homography");
   for (int i = 0; i < 9; ++i)
     if (!std::isfinite(homography.val[i]))
       throw std::invalid_argument("Tracker::initialise: the homography is not finite");
@@ -358,6 +454,9 @@ void Tracker::initialise(const cv::Matx33d& homography, double searchRangePx, in
 void Tracker::reset() {
   impl_->motion.reset();
   impl_->lastFound.reset();
+  impl_->lastPose.reset();
+  impl_->previousPose.reset();
+  impl_->lastFoundPose.reset();
 }
 
 TrackResult Tracker::track(const cv::Mat& frame) { return track(frame, cv::Mat()); }
@@ -405,6 +504,7 @@ void Tracker::trackGray(TrackResult& r, std::chrono::steady_clock::time_point st
     }
   } release{s};
   ++s.frameCount;
+  s.pyramidBuilt = false;
   bool found = false;
   // initialise(H, range)'s range holds for this frame's prediction only.
   struct ConsumeRange {
@@ -414,6 +514,22 @@ void Tracker::trackGray(TrackResult& r, std::chrono::steady_clock::time_point st
       s.carriedFrames = 0;
     }
   } consumeRange{s};
+  if (s.curved) {
+    if (s.trackCurved(r)) {
+      s.previousPose = s.lastPose;
+      s.lastPose = s.lastFoundPose = r.pose;
+      s.motion.update(r.homography);  // lastHomography(), hasTarget()
+      s.lastFound = r.homography;
+      s.framesLost = 0;
+    } else {
+      s.lastPose.reset();
+      s.previousPose.reset();
+      s.motion.reset();
+      ++s.framesLost;
+    }
+    r.timings.total = msSince(start);
+    return;
+  }
   const bool tracks = s.options.trackingEnabled && s.trackingLane;
   if (tracks) s.buildPyramid(r);  // without tracking, only when a detection is to be refined
   const std::optional<TrackingPrior> predicted = tracks ? s.predictedPrior() : std::nullopt;

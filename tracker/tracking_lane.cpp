@@ -12,6 +12,7 @@
 
 #include "tracker/blur_aware_fit.h"
 #include "tracker/ncc_patch.h"
+#include "tracker/patch_order.h"
 
 namespace nft::tracker {
 namespace {
@@ -23,36 +24,6 @@ double msSince(Clock::time_point start) {
 }
 
 std::string sizeText(cv::Size s) { return std::to_string(s.width) + "x" + std::to_string(s.height); }
-
-void validate(const TrackingLaneOptions& o) {
-  const auto fail = [](const std::string& what) { throw std::invalid_argument("TrackingLaneOptions::" + what); };
-  if (o.patchSize < 4 || o.patchSize > 32 || o.patchSize % 2 != 0)
-    fail("patchSize must be even and in [4, 32], got " + std::to_string(o.patchSize));
-  if (o.maxPatches < 4 || o.maxPatches > 1000) fail("maxPatches must be in [4, 1000], got " + std::to_string(o.maxPatches));
-  if (o.coarseRadiusPx < 1 || o.coarseRadiusPx > 32)
-    fail("coarseRadiusPx must be in [1, 32], got " + std::to_string(o.coarseRadiusPx));
-  if (o.fineRadiusPx < 1 || o.fineRadiusPx > 16 || o.fineRadiusPx > 2 * o.coarseRadiusPx)
-    fail("fineRadiusPx must be in [1, 16] and <= 2 * coarseRadiusPx, got " + std::to_string(o.fineRadiusPx));
-  if (!(o.minNcc >= -1 && o.minNcc <= 1)) fail("minNcc must be in [-1, 1], got " + std::to_string(o.minNcc));
-  if (o.minInliers < 4) fail("minInliers must be >= 4, got " + std::to_string(o.minInliers));
-  if (!(o.minInlierFraction >= 0 && o.minInlierFraction <= 1))
-    fail("minInlierFraction must be in [0, 1], got " + std::to_string(o.minInlierFraction));
-  if (!(o.ransacThresholdPx > 0) || !std::isfinite(o.ransacThresholdPx))
-    fail("ransacThresholdPx must be finite and > 0, got " + std::to_string(o.ransacThresholdPx));
-  if (!(o.maxCornerJumpPx > 0)) fail("maxCornerJumpPx must be > 0, got " + std::to_string(o.maxCornerJumpPx));
-  if (o.maxSearchPx < 2 * o.coarseRadiusPx || o.maxSearchPx > 256)
-    fail("maxSearchPx must be in [2 * coarseRadiusPx, 256], got " + std::to_string(o.maxSearchPx));
-  if (!(o.searchSpeedFactor >= 0) || !std::isfinite(o.searchSpeedFactor))
-    fail("searchSpeedFactor must be finite and >= 0, got " + std::to_string(o.searchSpeedFactor));
-  if (o.coarsePatches < 4 || o.coarsePatches > 1000)
-    fail("coarsePatches must be in [4, 1000], got " + std::to_string(o.coarsePatches));
-  if (!(o.blurExposure >= 0 && o.blurExposure <= 1))
-    fail("blurExposure must be in [0, 1], got " + std::to_string(o.blurExposure));
-  if (o.recoverySearchPx < o.maxSearchPx || o.recoverySearchPx > 256)
-    fail("recoverySearchPx must be in [maxSearchPx, 256], got " + std::to_string(o.recoverySearchPx));
-  if (!(o.minInlierSpread >= 0 && o.minInlierSpread <= 1))
-    fail("minInlierSpread must be in [0, 1], got " + std::to_string(o.minInlierSpread));
-}
 
 cv::Point2d apply(const cv::Matx33d& H, cv::Point2d p) {
   const double w = H(2, 0) * p.x + H(2, 1) * p.y + H(2, 2);
@@ -73,60 +44,6 @@ double largestCornerDistance(const cv::Matx33d& H, const cv::Matx33d& G, cv::Siz
   double d = 0;
   for (int i = 0; i < 4; ++i) d = std::max(d, cv::norm(a[i] - b[i]));
   return d;
-}
-
-/// The patches in the order the lane takes them: the model's levels interleaved (a level's
-/// strongest first), so that a budget of maxPatches draws from every level.
-std::vector<cv::Point2f> interleavedPatches(const std::vector<detection::TrackingPatch>& patches) {
-  std::vector<std::vector<cv::Point2f>> byLevel;
-  for (const detection::TrackingPatch& p : patches) {
-    const size_t level = static_cast<size_t>(std::max(0, p.level));
-    if (byLevel.size() <= level) byLevel.resize(level + 1);
-    byLevel[level].push_back(p.position);  // the trainer lists each level strongest first
-  }
-  std::vector<cv::Point2f> order;
-  for (size_t rank = 0; order.size() < patches.size(); ++rank)
-    for (const auto& level : byLevel)
-      if (rank < level.size()) order.push_back(level[rank]);
-  return order;
-}
-
-/// The visible patches of `patches` (target pixels, in the lane's order) under H, in the order a
-/// stage takes them: spread over the part of the target in view. `frame` holds their predicted
-/// frame positions (full resolution) and `visible` whether the template window of each lies in
-/// the level's image. The bounding box of the visible ones is cut into a grid of about `budget`
-/// cells and the cells are visited round-robin, each giving its next patch in the lane's order
-/// (strongest first): the first `budget` taken cover the visible area as evenly as the patches
-/// allow, instead of the strongest ones, which cluster where the print has most contrast (a
-/// title, a band of text) and leave the rest of a large target, and a target partly out of view,
-/// unconstrained (issue 45, Deliver 4).
-std::vector<int> spreadOrder(const std::vector<cv::Point2d>& frame, const std::vector<unsigned char>& visible,
-                             int budget) {
-  std::vector<int> order;
-  double x0 = HUGE_VAL, y0 = HUGE_VAL, x1 = -HUGE_VAL, y1 = -HUGE_VAL;
-  for (size_t i = 0; i < frame.size(); ++i)
-    if (visible[i]) {
-      order.push_back(static_cast<int>(i));
-      x0 = std::min(x0, frame[i].x), x1 = std::max(x1, frame[i].x);
-      y0 = std::min(y0, frame[i].y), y1 = std::max(y1, frame[i].y);
-    }
-  if (static_cast<int>(order.size()) <= budget) return order;  // every visible one is searched anyway
-  // Square cells: about `budget` of them over the box.
-  const double w = std::max(1.0, x1 - x0), h = std::max(1.0, y1 - y0);
-  const double side = std::sqrt(w * h / std::max(1, budget));
-  const int cols = std::max(1, static_cast<int>(std::ceil(w / side))), rows = std::max(1, static_cast<int>(std::ceil(h / side)));
-  std::vector<std::vector<int>> cells(static_cast<size_t>(cols * rows));
-  for (const int i : order) {
-    const int cx = std::min(cols - 1, static_cast<int>((frame[static_cast<size_t>(i)].x - x0) / side));
-    const int cy = std::min(rows - 1, static_cast<int>((frame[static_cast<size_t>(i)].y - y0) / side));
-    cells[static_cast<size_t>(cy * cols + cx)].push_back(i);
-  }
-  std::vector<int> spread;
-  spread.reserve(order.size());
-  for (size_t rank = 0; spread.size() < order.size(); ++rank)
-    for (const std::vector<int>& cell : cells)
-      if (rank < cell.size()) spread.push_back(cell[rank]);
-  return spread;
 }
 
 /// Area of the convex hull of `points` (pixels²); 0 for fewer than 3.
@@ -155,6 +72,36 @@ std::optional<cv::Matx23d> affineFit(const std::vector<cv::Point2f>& from, const
 }
 
 }  // namespace
+
+void validateTrackingLaneOptions(const TrackingLaneOptions& o) {
+  const auto fail = [](const std::string& what) { throw std::invalid_argument("TrackingLaneOptions::" + what); };
+  if (o.patchSize < 4 || o.patchSize > 32 || o.patchSize % 2 != 0)
+    fail("patchSize must be even and in [4, 32], got " + std::to_string(o.patchSize));
+  if (o.maxPatches < 4 || o.maxPatches > 1000) fail("maxPatches must be in [4, 1000], got " + std::to_string(o.maxPatches));
+  if (o.coarseRadiusPx < 1 || o.coarseRadiusPx > 32)
+    fail("coarseRadiusPx must be in [1, 32], got " + std::to_string(o.coarseRadiusPx));
+  if (o.fineRadiusPx < 1 || o.fineRadiusPx > 16 || o.fineRadiusPx > 2 * o.coarseRadiusPx)
+    fail("fineRadiusPx must be in [1, 16] and <= 2 * coarseRadiusPx, got " + std::to_string(o.fineRadiusPx));
+  if (!(o.minNcc >= -1 && o.minNcc <= 1)) fail("minNcc must be in [-1, 1], got " + std::to_string(o.minNcc));
+  if (o.minInliers < 4) fail("minInliers must be >= 4, got " + std::to_string(o.minInliers));
+  if (!(o.minInlierFraction >= 0 && o.minInlierFraction <= 1))
+    fail("minInlierFraction must be in [0, 1], got " + std::to_string(o.minInlierFraction));
+  if (!(o.ransacThresholdPx > 0) || !std::isfinite(o.ransacThresholdPx))
+    fail("ransacThresholdPx must be finite and > 0, got " + std::to_string(o.ransacThresholdPx));
+  if (!(o.maxCornerJumpPx > 0)) fail("maxCornerJumpPx must be > 0, got " + std::to_string(o.maxCornerJumpPx));
+  if (o.maxSearchPx < 2 * o.coarseRadiusPx || o.maxSearchPx > 256)
+    fail("maxSearchPx must be in [2 * coarseRadiusPx, 256], got " + std::to_string(o.maxSearchPx));
+  if (!(o.searchSpeedFactor >= 0) || !std::isfinite(o.searchSpeedFactor))
+    fail("searchSpeedFactor must be finite and >= 0, got " + std::to_string(o.searchSpeedFactor));
+  if (o.coarsePatches < 4 || o.coarsePatches > 1000)
+    fail("coarsePatches must be in [4, 1000], got " + std::to_string(o.coarsePatches));
+  if (!(o.blurExposure >= 0 && o.blurExposure <= 1))
+    fail("blurExposure must be in [0, 1], got " + std::to_string(o.blurExposure));
+  if (o.recoverySearchPx < o.maxSearchPx || o.recoverySearchPx > 256)
+    fail("recoverySearchPx must be in [maxSearchPx, 256], got " + std::to_string(o.recoverySearchPx));
+  if (!(o.minInlierSpread >= 0 && o.minInlierSpread <= 1))
+    fail("minInlierSpread must be in [0, 1], got " + std::to_string(o.minInlierSpread));
+}
 
 struct TrackingLane::Impl {
   TrackingLaneOptions options;
@@ -396,7 +343,7 @@ struct TrackingLane::Impl {
 
 TrackingLane::TrackingLane(const detection::TargetModel& model, const CameraCalibration& calibration,
                            const TrackingLaneOptions& options) {
-  validate(options);
+  validateTrackingLaneOptions(options);
   if (model.image.empty() || model.image.type() != CV_8UC1)
     throw std::invalid_argument("TrackingLane: the target model has no CV_8UC1 image");
   if (model.patches.empty()) throw std::invalid_argument("TrackingLane: the target model has no tracking patches");

@@ -141,6 +141,10 @@ struct TrackingLaneOptions {
   double minInlierSpread = 0.02;
 };
 
+/// Checks every field of `options` against its range above.
+/// @throws std::invalid_argument "TrackingLaneOptions::<field> must be ..., got <value>".
+void validateTrackingLaneOptions(const TrackingLaneOptions& options);
+
 /// Largest search radius of the first (coarsest) level, level pixels.
 constexpr int kMaxCoarseRadius = 8;
 /// Search radius of the levels between the coarsest and full resolution, level pixels.
