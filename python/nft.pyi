@@ -155,6 +155,9 @@ class TargetResult:
     def corners(self) -> Optional[F64Array]:
         """4×2 float64, frame pixels: upper left, upper right, lower right, lower left."""
     @property
+    def outline(self) -> List[F64Array]:
+        """N×2 float64 polylines, frame pixels: a flat target's closed quad; a curved label's edges and silhouette."""
+    @property
     def R(self) -> Optional[F64Array]:
         """3×3 float64 rotation, target → camera."""
     @property

@@ -408,6 +408,16 @@ homography, corners, R, rvec and tvec are None when found is False.)doc")
       .def_property_readonly("corners", [](const PyTargetResult& t) { return foundOr(t, pointsToArray(t.r().corners)); },
                              "4×2 float64, frame pixels: the target image's corners upper left, upper right, lower "
                              "right, lower left; None when not found.")
+      .def_property_readonly(
+          "outline",
+          [](const PyTargetResult& t) {
+            py::list lines;
+            for (const std::vector<cv::Point2f>& line : t.r().outline) lines.append(pointsToArray(line));
+            return lines;
+          },
+          "list of N×2 float64 arrays, frame pixels: what the camera sees of the target's outline as polylines "
+          "(a flat target's closed quad; a curved label's edges and its can's or cup's silhouette, the parts "
+          "facing the camera); empty when not found.")
       .def_property_readonly("R", [](const PyTargetResult& t) { return foundOr(t, matxToArray(t.r().pose.R)); },
                              "3×3 float64 rotation, target → camera; None when not found.")
       .def_property_readonly("rvec", [](const PyTargetResult& t) { return foundOr(t, vecToArray(t.r().pose.rvec)); },

@@ -189,7 +189,7 @@ void Renderer::drawFrame(const gpu::Texture& cameraFrame, const std::optional<Po
 void Renderer::drawFrame(const gpu::Texture& cameraFrame, const gpu::Rect& frameRegion,
                          const std::optional<Pose>& pose, const DrawTarget& target) {
   std::vector<Augmentation> augmentations;
-  if (pose) augmentations.push_back({*pose, targetSize_});
+  if (pose) augmentations.push_back({*pose, targetSize_, {}});
   drawFrame(cameraFrame, frameRegion, augmentations, target);
 }
 
@@ -250,7 +250,7 @@ void Renderer::drawFrame(const gpu::Texture& cameraFrame, const gpu::Rect& frame
     unitQuad_.drawUnitQuad(background_);
   }
 
-  for (const Augmentation& a : augmentations) drawAugmentations(a.pose, a.targetSize, target);
+  for (const Augmentation& a : augmentations) drawAugmentations(a, target);
   if (overlayInfo_)
     overlay_.draw(*overlayInfo_, target, image, camera_.imageSize);
   else
@@ -259,7 +259,11 @@ void Renderer::drawFrame(const gpu::Texture& cameraFrame, const gpu::Rect& frame
   gpu::checkGl("Renderer::drawFrame");
 }
 
-void Renderer::drawAugmentations(const Pose& pose, cv::Size2d targetSize, const DrawTarget& target) {
+void Renderer::drawAugmentations(const Augmentation& augmentation, const DrawTarget& target) {
+  const Pose& pose = augmentation.pose;
+  const cv::Size2d targetSize = augmentation.targetSize;
+  const bool onSurface = !augmentation.surfaceSegments.empty();
+  const bool cube = style_.cube && !onSurface;
   const cv::Matx44d modelView = modelViewMatrix(pose);
   const std::array<float, 16> mvp = columnMajor(projectionMatrix(camera_, target.yDown) * modelView);
   const double w = targetSize.width, h = targetSize.height;
@@ -288,10 +292,10 @@ void Renderer::drawAugmentations(const Pose& pose, cv::Size2d targetSize, const 
     glDisable(GL_BLEND);
   }
 
-  // --- Mesh geometry of this frame: cube triangles, outline loop, axis lines.
+  // --- Mesh geometry of this frame: cube triangles, outline loop (or the surface's segments), axis lines.
   std::vector<float> v;
-  v.reserve((kCubeVertices + kOutlineVertices + kAxisVertices) * kMeshFloats);
-  if (style_.cube) {
+  v.reserve((kCubeVertices + kOutlineVertices + kAxisVertices + augmentation.surfaceSegments.size()) * kMeshFloats);
+  if (cube) {
     const double a = 0.5 * style_.cubeSize * w, c = style_.cubeHeight * w;
     const double x0 = 0.5 * w - a, x1 = 0.5 * w + a, y0 = 0.5 * h - a, y1 = 0.5 * h + a, zt = -c;
     // Faces as 4 corners (any winding: no culling, depth decides) and their outward normals,
@@ -331,8 +335,11 @@ void Renderer::drawAugmentations(const Pose& pose, cv::Size2d targetSize, const 
   const int outlineFirst = static_cast<int>(v.size()) / kMeshFloats;
   if (style_.outline) {
     const Rgba color = toRgba(style_.outlineColor);
-    for (const cv::Vec3d& p : {cv::Vec3d(0, 0, 0), cv::Vec3d(w, 0, 0), cv::Vec3d(w, h, 0), cv::Vec3d(0, h, 0)})
-      pushVertex(v, p, color);
+    if (onSurface)
+      for (const cv::Vec3d& p : augmentation.surfaceSegments) pushVertex(v, p, color);
+    else
+      for (const cv::Vec3d& p : {cv::Vec3d(0, 0, 0), cv::Vec3d(w, 0, 0), cv::Vec3d(w, h, 0), cv::Vec3d(0, h, 0)})
+        pushVertex(v, p, color);
   }
   const int axesFirst = static_cast<int>(v.size()) / kMeshFloats;
   if (style_.axes) {
@@ -359,18 +366,22 @@ void Renderer::drawAugmentations(const Pose& pose, cv::Size2d targetSize, const 
   glVertexAttribPointer(static_cast<GLuint>(colorLoc), 4, GL_FLOAT, GL_FALSE, stride,
                         reinterpret_cast<const void*>(3 * sizeof(float)));
 
-  // Outline: on the plane, under the cube (drawn before it, no depth: the cube stands in front).
+  // Outline: on the plane, under the cube (drawn before it, no depth: the cube stands in front);
+  // a curved surface's segments likewise (only the parts facing the camera are given).
   if (style_.outline) {
     glDisable(GL_DEPTH_TEST);
     glLineWidth(lineWidth(style_.outlineWidth));
-    glDrawArrays(GL_LINE_LOOP, outlineFirst, kOutlineVertices);
+    if (onSurface)
+      glDrawArrays(GL_LINES, outlineFirst, static_cast<GLsizei>(augmentation.surfaceSegments.size() / 2 * 2));
+    else
+      glDrawArrays(GL_LINE_LOOP, outlineFirst, kOutlineVertices);
   }
   if (target.hasDepth) {
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     glDepthMask(GL_TRUE);
   }
-  if (style_.cube) glDrawArrays(GL_TRIANGLES, 0, kCubeVertices);
+  if (cube) glDrawArrays(GL_TRIANGLES, 0, kCubeVertices);
   if (style_.axes) {
     glDepthFunc(GL_LEQUAL);
     glLineWidth(lineWidth(style_.axisWidth));

@@ -79,6 +79,11 @@ struct AugmentationStyle {
 struct Augmentation {
   Pose pose;
   cv::Size2d targetSize;
+  /// A curved target's lines on its surface (issue 47: a label's edges, its can's or cup's
+  /// silhouette and a grid on the label, tracker/label_outline.h): line segments as pairs of
+  /// points in the target's frame, the pose's unit. When given they are drawn in outlineColor
+  /// instead of the flat outline, and the cube (which stands on a plane) is not drawn.
+  std::vector<cv::Vec3d> surfaceSegments;
 };
 
 /// Draws frames: background + augmentations. Owns its GL programs and buffers (made on the
@@ -153,7 +158,7 @@ class Renderer {
   }
 
  private:
-  void drawAugmentations(const Pose& pose, cv::Size2d targetSize, const DrawTarget& target);
+  void drawAugmentations(const Augmentation& augmentation, const DrawTarget& target);
   void resetState() const;
 
   Camera camera_;

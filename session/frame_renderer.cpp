@@ -1,5 +1,7 @@
 #include "session/frame_renderer.h"
 
+#include "tracker/label_outline.h"
+
 #include <algorithm>
 #include <cctype>
 #include <stdexcept>
@@ -23,6 +25,27 @@ cv::Size2d targetSizeOf(const detection::TargetModel& model) {
   return {w, h};
 }
 
+namespace {
+
+/// Lines on the surface drawn for a curved target: the label's edges, the silhouette and this many
+/// generators and rings.
+constexpr int kSurfaceGridLines = 6;
+
+}  // namespace
+
+std::vector<cv::Vec3d> FrameRenderer::surfaceSegments(const nft::Pose& pose) const {
+  const tracker::SurfaceLines lines = tracker::visibleSurfaceLines(*surface_, labelSize_, -(pose.R.t() * pose.t),
+                                                                    kSurfaceGridLines);
+  std::vector<cv::Vec3d> segments;
+  for (const auto* family : {&lines.edges, &lines.silhouette, &lines.grid})
+    for (const std::vector<cv::Point3d>& line : *family)
+      for (size_t i = 1; i < line.size(); ++i) {
+        segments.emplace_back(line[i - 1].x, line[i - 1].y, line[i - 1].z);
+        segments.emplace_back(line[i].x, line[i].y, line[i].z);
+      }
+  return segments;
+}
+
 FrameRenderer::FrameRenderer(const gpu::Capabilities& caps, const tracker::CameraCalibration& calibration,
                              const detection::TargetModel& model, const render::AugmentationStyle& style, bool overlay)
     : frameSize_(calibration.imageSize),
@@ -31,6 +54,10 @@ FrameRenderer::FrameRenderer(const gpu::Capabilities& caps, const tracker::Camer
       style_(style),
       overlay_(overlay) {
   targetSize_ = targetSizeOf(model);
+  if (model.geometry.curved()) {
+    surface_.emplace(model.geometry, model.widthMetres, model.image.size());
+    labelSize_ = model.image.size();
+  }
   frame_.setFilter(gpu::Filter::Linear, gpu::Filter::Linear);
 }
 
@@ -62,7 +89,8 @@ void FrameRenderer::draw(const cv::Mat& frameRgb, const std::vector<std::pair<co
   std::vector<cv::Point2f> patches;
   for (const auto& [r, size] : results)
     if (r != nullptr && r->found) {
-      augmentations.push_back({render::Pose{r->pose.rvec, r->pose.t}, size});
+      augmentations.push_back({render::Pose{r->pose.rvec, r->pose.t}, size, {}});
+      if (surface_) augmentations.back().surfaceSegments = surfaceSegments(r->pose);
       ++found;
       inliers += r->inliers;
       patches.insert(patches.end(), r->inlierFramePoints.begin(), r->inlierFramePoints.end());

@@ -7,6 +7,7 @@
 
 #include <opencv2/core.hpp>
 
+#include "detection/label_surface.h"
 #include "detection/target_model.h"
 #include "gpu/capabilities.h"
 #include "gpu/texture.h"
@@ -34,7 +35,8 @@ class FrameRenderer {
                 const detection::TargetModel& model, const render::AugmentationStyle& style, bool overlay);
 
   /// Uploads `frameRgb` (tightly packed CV_8UC3, R first, of the calibration's size) and draws
-  /// it with the result's augmentations (when `result` is given and found) and the overlay
+  /// it with the result's augmentations (when `result` is given and found: the axes and, for a flat
+  /// target, its outline and the cube; for a curved one the lines on its surface) and the overlay
   /// (state, `fps`, inliers, inlier patches; "NO TARGET" without a result) into `target`.
   /// @throws std::invalid_argument for a frame of another size or type; GpuError.
   void draw(const cv::Mat& frameRgb, const TargetResult* result, double fps, const render::DrawTarget& target);
@@ -50,8 +52,15 @@ class FrameRenderer {
   bool augmentationsVisible() const { return augmentations_; }
 
  private:
+  /// The curved surface's visible lines under `pose` as segment pairs (render::Augmentation).
+  std::vector<cv::Vec3d> surfaceSegments(const nft::Pose& pose) const;
+
   cv::Size frameSize_;
   cv::Size2d targetSize_;
+  /// A curved model's surface and label size: its augmentation is drawn on the surface
+  /// (its edges, silhouette and grid, tracker/label_outline.h) instead of on a plane.
+  std::optional<detection::LabelSurface> surface_;
+  cv::Size labelSize_;
   gpu::Texture frame_;
   render::Renderer renderer_;
   render::AugmentationStyle style_;

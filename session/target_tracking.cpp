@@ -39,6 +39,14 @@ TrackingState publicState(tracker::TrackerState s) {
   return TrackingState::Lost;
 }
 
+/// A flat target's outline: its corners as a closed polyline (after they change).
+void closeQuadOutline(TargetResult& r) {
+  r.outline.clear();
+  if (r.corners.size() != 4) return;
+  r.outline.push_back(r.corners);
+  r.outline.front().push_back(r.corners.front());
+}
+
 TargetResult resultOf(const TargetInfo& info, tracker::TrackResult&& t) {
   TargetResult out;
   out.id = info.id;
@@ -50,6 +58,7 @@ TargetResult resultOf(const TargetInfo& info, tracker::TrackResult&& t) {
   out.pose.t = t.pose.tvec;
   cv::Rodrigues(t.pose.rvec, out.pose.R);
   out.corners = std::move(t.corners);
+  out.outline = std::move(t.outline);
   out.inliers = t.inliers;
   out.searched = t.searched;
   out.reprojectionErrorPx = t.reprojectionErrorPx;
@@ -70,6 +79,7 @@ TargetResult resultOf(const TargetInfo& info, const tracker::Detection& d) {
   out.pose.t = d.pose.tvec;
   cv::Rodrigues(d.pose.rvec, out.pose.R);
   out.corners = d.corners;
+  closeQuadOutline(out);
   out.inliers = d.inliers;
   out.reprojectionErrorPx = d.reprojectionErrorPx;
   return out;
@@ -729,6 +739,7 @@ void TargetTracking::refine(const cv::Mat& frame, const tracker::CameraCalibrati
     }
     r.homography = *refined.homography;
     r.corners = cornersOf(r.homography, size);
+    closeQuadOutline(r);
     setPose(r, pose);
     // The reported error is the reported pose's, over the lane's inliers (a detection the lane did
     // not refine has none and keeps its own).
@@ -769,6 +780,7 @@ void TargetTracking::smooth(const tracker::CameraCalibration& calibration, Frame
     }
     r.homography = H * (1.0 / H(2, 2));
     r.corners = filtered;
+    closeQuadOutline(r);
     setPose(r, pose);
   }
 }

@@ -74,6 +74,8 @@ void WorkingFrame::toFrame(TargetResult& r) const {
   };
   if (r.found) r.homography = toFrame(r.homography);
   for (cv::Point2f& p : r.corners) map(p);
+  for (std::vector<cv::Point2f>& line : r.outline)
+    for (cv::Point2f& p : line) map(p);
   for (cv::Point2f& p : r.inlierFramePoints) map(p);
   r.reprojectionErrorPx *= factor_;
 }

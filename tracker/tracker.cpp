@@ -10,6 +10,7 @@
 
 #include "gpu/capabilities.h"
 #include "tracker/curved_tracking_lane.h"
+#include "tracker/label_outline.h"
 
 namespace nft::tracker {
 namespace {
@@ -113,6 +114,7 @@ struct Tracker::Impl {
       throw std::invalid_argument("TrackerOptions: detectionEnabled and trackingEnabled are both false");
     curved = model.geometry.curved();
     if (curved) {
+      surface.emplace(model.geometry, model.widthMetres, model.image.size());
       // A curved label is followed on its surface (tracker/curved_tracking_lane.h) and found by
       // PnP on it (tracker/curved_detection.h); the lane starts from a detection, so it needs one.
       if (!o.detectionEnabled)
@@ -147,6 +149,7 @@ struct Tracker::Impl {
   /// A curved target's (model.geometry curved): its own lane, and its last two poses found in
   /// consecutive frames (the constant-velocity prediction), the last one found at all.
   bool curved = false;
+  std::optional<detection::LabelSurface> surface;  // a curved target's (its outline)
   std::optional<CurvedTrackingLane> curvedLane;
   std::optional<Pose> lastPose, previousPose, lastFoundPose;
   MotionModel motion;
@@ -516,6 +519,7 @@ void Tracker::trackGray(TrackResult& r, std::chrono::steady_clock::time_point st
   } consumeRange{s};
   if (s.curved) {
     if (s.trackCurved(r)) {
+      r.outline = projectedOutline(*s.surface, s.targetSize, r.pose, s.keptCalibration);
       s.previousPose = s.lastPose;
       s.lastPose = s.lastFoundPose = r.pose;
       s.motion.update(r.homography);  // lastHomography(), hasTarget()
@@ -592,6 +596,8 @@ void Tracker::trackGray(TrackResult& r, std::chrono::steady_clock::time_point st
   }
 
   if (found) {
+    r.outline = {r.corners};
+    if (r.corners.size() == 4) r.outline.front().push_back(r.corners.front());
     s.motion.update(r.homography);
     s.lastFound = r.homography;
     s.framesLost = 0;

@@ -159,6 +159,10 @@ struct TrackResult {
   /// The target image's corners (0,0), (w,0), (w,h), (0,h) in frame pixels (UL, UR, LR, LL);
   /// empty when not found.
   std::vector<cv::Point2f> corners;
+  /// What the camera sees of the target's outline, polylines in frame pixels (tracker/label_outline.h
+  /// projectedOutline): a flat print's closed quad (its corners and the first again); a curved
+  /// label's edges and its body's silhouette, the parts that face the camera. Empty when not found.
+  std::vector<std::vector<cv::Point2f>> outline;
   /// Inliers of the lane that produced the result (keypoint matches or NCC patches).
   int inliers = 0;
   /// Patches the tracking lane searched for that result (0 for an unrefined detection).

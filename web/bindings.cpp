@@ -83,6 +83,9 @@ val targetResult(const nft::TargetResult& r) {
   out.set("state", nft::toString(r.state));
   out.set("found", r.found);
   out.set("corners", corners(r.corners));
+  val outline = val::array();  // polylines of [x, y] (TargetResult::outline)
+  for (const std::vector<cv::Point2f>& line : r.outline) outline.call<void>("push", corners(line));
+  out.set("outline", outline);
   out.set("inliers", r.inliers);
   out.set("reprojectionErrorPx", r.reprojectionErrorPx);
   out.set("rejection", r.rejection);

@@ -38,6 +38,11 @@ export interface TargetResult {
   found: boolean;
   /** The target image's corners in frame pixels: upper left, upper right, lower right, lower left; empty when not found. */
   corners: [number, number][];
+  /**
+   * What the camera sees of the target's outline, polylines of frame pixels: a flat target's closed quad; a curved
+   * label's edges and its can's or cup's silhouette, the parts facing the camera. Empty when not found.
+   */
+  outline: [number, number][][];
   /** Keypoint matches or NCC patches of the lane that produced the result. */
   inliers: number;
   /** Mean reprojection error of the inliers, pixels. */

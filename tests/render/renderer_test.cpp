@@ -236,6 +236,47 @@ TEST_F(RendererTest, OutlineLandsOnProjectedTargetCorners) {
   EXPECT_LE(error, kMaxVertexErrorPx);
 }
 
+TEST_F(RendererTest, ACurvedTargetsSurfaceSegmentsAreDrawnAndItsCubeIsNot) {
+  // Issue 47, item 5: an augmentation with surface segments (a curved label's edges, silhouette
+  // and grid) draws them where they project, in the outline colour, instead of the flat outline;
+  // the cube, which stands on a plane, is not drawn.
+  const Camera camera = testCamera();
+  AugmentationStyle style = nothing();
+  style.outline = true;
+  style.cube = true;
+  style.outlineColor = cv::Scalar(255, 0, 255);
+  style.outlineWidth = 1.0f;
+  Renderer renderer(caps(), camera, kTargetSize, style);
+  OffscreenTarget out(caps(), kW, kH);
+  // A ring of a 5 cm cylinder about the vertical axis through (0.1, ·, 0.05): its front half.
+  Augmentation a{testPose(), kTargetSize, {}};
+  std::vector<cv::Point3d> ring;
+  for (int k = 0; k <= 36; ++k) {
+    const double phi = -M_PI / 2 + M_PI * k / 36;
+    ring.emplace_back(0.1 + 0.05 * std::sin(phi), 0.075, 0.05 - 0.05 * std::cos(phi));
+  }
+  for (size_t i = 1; i < ring.size(); ++i) {
+    a.surfaceSegments.emplace_back(ring[i - 1].x, ring[i - 1].y, ring[i - 1].z);
+    a.surfaceSegments.emplace_back(ring[i].x, ring[i].y, ring[i].z);
+  }
+  renderer.drawFrame(black(), std::vector<Augmentation>{a}, out.drawTarget());
+  const cv::Mat image = out.read();
+  const cv::Mat mask = colourMask(image, {255, 0, 255});
+  std::vector<cv::Point> drawn;
+  cv::findNonZero(mask, drawn);
+  ASSERT_GT(drawn.size(), 60u);
+  const std::vector<cv::Point2d> expected = project(ring, camera, testPose());
+  double worst = 0;
+  for (const cv::Point& p : drawn) {
+    double d = 1e9;
+    for (size_t i = 1; i < expected.size(); ++i) d = std::min(d, distanceToLine(p, expected[i - 1], expected[i]));
+    worst = std::max(worst, d);
+  }
+  EXPECT_LE(worst, 1.0) << "every drawn pixel on the projected ring";
+  EXPECT_EQ(cv::countNonZero(cv::Mat(image.reshape(1) != 0)), static_cast<int>(drawn.size()) * 2)
+      << "nothing but the segments: no flat outline, no cube";
+}
+
 TEST_F(RendererTest, CubeTopVerticesLandOnProjectedVerticesAndHiddenFacesStayHidden) {
   const Camera camera = testCamera();
   const Pose pose = testPose();

@@ -159,6 +159,11 @@ struct TargetResult {
   /// The target image's corners (0,0), (w,0), (w,h), (0,h) in frame pixels (upper left, upper
   /// right, lower right, lower left); empty when not found.
   std::vector<cv::Point2f> corners;
+  /// What the camera sees of the target's outline, polylines in frame pixels: a flat target's
+  /// closed quad (corners, then the first corner again); a curved label's edges and its can's,
+  /// bottle's or cup's silhouette (the limb lines), only the parts that face the camera (issue 47).
+  /// Empty when not found.
+  std::vector<std::vector<cv::Point2f>> outline;
   /// Inliers of the lane that produced the result: keypoint matches or NCC patches.
   int inliers = 0;
   /// Patches the tracking lane searched (0 for a detection it did not refine).
