@@ -75,19 +75,32 @@ int main(int argc, char** argv) {
   std::string preset = "default";
   app.add_option("--synthetic-preset", preset,
                  "camera path of the built-in synthetic sequence: default, a POT challenge category or the\n"
-                 "bent page (synthetic/synthetic_presets.h): " + nft::replay::syntheticPresetNames())
+                 "bent page (synthetic/synthetic_presets.h): " + nft::replay::syntheticPresetNames() +
+                     "; with --synthetic-geometry a POT category or turn (default: turn)")
       ->check([](const std::string& name) {
-        return nft::replay::parseSyntheticPreset(name) ? std::string()
-                                                       : "expected one of " + nft::replay::syntheticPresetNames();
+        return nft::replay::parseSyntheticPreset(name) || name == "turn"
+                   ? std::string()
+                   : "expected one of " + nft::replay::syntheticPresetNames() + ", or with --synthetic-geometry turn";
       })
       ->capture_default_str();
+  app.add_option("--synthetic-geometry", request.syntheticGeometry,
+                 "the built-in sequence of a curved label instead: cylinder (graf1.png around a 3.3 cm can) or\n"
+                 "cone (around a cup), in a cluttered scene, --synthetic-preset its motion (synthetic/curved_sequence.h)")
+      ->check(CLI::IsMember({"cylinder", "cone"}));
   app.add_flag("--print-config", printConfig, "print the configuration in effect (YAML, every key) and exit");
   CLI11_PARSE(app, argc, argv);
   if (!targets.empty()) {
     request.target = targets.front();
     request.moreTargets.assign(targets.begin() + 1, targets.end());
   }
-  request.synthetic.preset = *nft::replay::parseSyntheticPreset(preset);
+  if (!request.syntheticGeometry.empty()) {
+    request.syntheticMotion = preset == "default" ? "turn" : preset;
+  } else if (preset == "turn") {
+    std::cerr << "nft_replay: --synthetic-preset turn is a curved label's motion: give --synthetic-geometry\n";
+    return 2;
+  } else {
+    request.synthetic.preset = *nft::replay::parseSyntheticPreset(preset);
+  }
   if (!syntheticSize.empty()) request.synthetic.frameSize = cv::Size(syntheticSize[0], syntheticSize[1]);
 
   if (printConfig) {

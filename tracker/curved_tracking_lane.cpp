@@ -22,6 +22,11 @@ constexpr double kPi = 3.14159265358979323846;
 // USAC's settings for the lane's PnP: the matches are mostly inliers, so it stops early.
 constexpr int kPnpIterations = 500;
 constexpr double kPnpConfidence = 0.99;
+// The lane's pose fit from its prediction: Levenberg-Marquardt on all matches, then on those within
+// kTrimFactor × the threshold, then within it; USAC from scratch when that keeps fewer than
+// kMinLmInlierFraction of them.
+constexpr double kTrimFactor = 3.0;
+constexpr double kMinLmInlierFraction = 0.5;
 
 double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -133,36 +138,65 @@ struct CurvedTrackingLane::Impl {
     return m;
   }
 
-  /// The pose fitted to `m`'s matches within `thresholdPx` (USAC PnP, then Levenberg-Marquardt on
-  /// the inliers), from and into `pose`; `inliers` their indices. False, `pose` untouched, with
-  /// fewer than minInliers inliers or no solution.
+  /// The pose fitted to `m`'s matches within `thresholdPx`, from and into `pose`; `inliers` their
+  /// indices. First Levenberg-Marquardt from `pose` (the prediction, or the stage before's fit:
+  /// close, and NCC peaks above minNcc are mostly right) on all matches, then on those within
+  /// kTrimFactor × the threshold, then on those within it; when that keeps fewer than
+  /// kMinLmInlierFraction of the matches, PnP inside OpenCV's USAC from scratch, refined on its
+  /// inliers. False, `pose` untouched, with fewer than minInliers inliers or no solution.
   bool fit(const Matches& m, double thresholdPx, Pose& pose, std::vector<int>& inliers) {
     inliers.clear();
     if (static_cast<int>(m.object.size()) < options.minInliers) return false;
-    cv::Mat rvec, tvec;
-    try {
-      cv::UsacParams usac;
-      usac.maxIterations = kPnpIterations;
-      usac.threshold = thresholdPx;
-      usac.confidence = kPnpConfidence;
-      usac.score = cv::SCORE_METHOD_MSAC;
-      usac.loMethod = cv::LOCAL_OPTIM_INNER_LO;
-      usac.isParallel = false;
-      if (!cv::solvePnPRansac(m.object, m.image, calibration.K, calibration.distortion, rvec, tvec, inliers, usac))
+    const auto within = [&](const cv::Vec3d& r, const cv::Vec3d& t, double limit) {
+      std::vector<cv::Point2d> projected;
+      cv::projectPoints(m.object, r, t, calibration.K, calibration.distortion, projected);
+      std::vector<int> kept;
+      for (size_t i = 0; i < projected.size(); ++i)
+        if (cv::norm(projected[i] - m.image[i]) < limit) kept.push_back(static_cast<int>(i));
+      return kept;
+    };
+    const auto refine = [&](const std::vector<int>& subset, cv::Vec3d& r, cv::Vec3d& t) {
+      std::vector<cv::Point3d> object;
+      std::vector<cv::Point2d> image;
+      for (const int i : subset) {
+        object.push_back(m.object[static_cast<size_t>(i)]);
+        image.push_back(m.image[static_cast<size_t>(i)]);
+      }
+      cv::solvePnPRefineLM(object, image, calibration.K, calibration.distortion, r, t);
+    };
+    cv::Vec3d r = pose.rvec, t = pose.tvec;
+    std::vector<int> all(m.object.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+    refine(all, r, t);
+    for (const double factor : {kTrimFactor, 1.0}) {
+      const std::vector<int> kept = within(r, t, factor * thresholdPx);
+      if (static_cast<int>(kept.size()) < options.minInliers) break;
+      refine(kept, r, t);
+    }
+    inliers = within(r, t, thresholdPx);
+    if (static_cast<double>(inliers.size()) < kMinLmInlierFraction * static_cast<double>(m.object.size()) ||
+        static_cast<int>(inliers.size()) < options.minInliers) {
+      cv::Mat rvec, tvec;  // many wrong peaks: a robust fit from scratch
+      try {
+        cv::UsacParams usac;
+        usac.maxIterations = kPnpIterations;
+        usac.threshold = thresholdPx;
+        usac.confidence = kPnpConfidence;
+        usac.score = cv::SCORE_METHOD_MSAC;
+        usac.loMethod = cv::LOCAL_OPTIM_INNER_LO;
+        usac.isParallel = false;
+        if (!cv::solvePnPRansac(m.object, m.image, calibration.K, calibration.distortion, rvec, tvec, inliers, usac))
+          return false;
+      } catch (const cv::Exception&) {
         return false;
-    } catch (const cv::Exception&) {
-      return false;
+      }
+      if (static_cast<int>(inliers.size()) < options.minInliers) return false;
+      r = cv::Vec3d(rvec.at<double>(0), rvec.at<double>(1), rvec.at<double>(2));
+      t = cv::Vec3d(tvec.at<double>(0), tvec.at<double>(1), tvec.at<double>(2));
+      refine(inliers, r, t);
+      inliers = within(r, t, thresholdPx);
+      if (static_cast<int>(inliers.size()) < options.minInliers) return false;
     }
-    if (static_cast<int>(inliers.size()) < options.minInliers) return false;
-    std::vector<cv::Point3d> object;
-    std::vector<cv::Point2d> image;
-    for (const int i : inliers) {
-      object.push_back(m.object[static_cast<size_t>(i)]);
-      image.push_back(m.image[static_cast<size_t>(i)]);
-    }
-    cv::solvePnPRefineLM(object, image, calibration.K, calibration.distortion, rvec, tvec);
-    const cv::Vec3d r(rvec.at<double>(0), rvec.at<double>(1), rvec.at<double>(2));
-    const cv::Vec3d t(tvec.at<double>(0), tvec.at<double>(1), tvec.at<double>(2));
     if (!finite(r) || !finite(t)) return false;
     pose.rvec = r;
     pose.tvec = t;

@@ -30,6 +30,14 @@
 //   homography found, over recoverySearchPx; then the detection near the last place, then the
 //   whole frame.
 //
+// A curved target (a label on a cylinder or cone, model.geometry): detected over the whole frame in
+// one pass by PnP on its surface (tracker/curved_detection.h), each detection refined by the curved
+// tracking lane (tracker/curved_tracking_lane.h) in its frame, then followed by that lane from the
+// constant-velocity prediction of its last two poses, the last pose searched over maxSearchPx when
+// the prediction fails, and for retrackLostFrames frames after a loss from where it was lost over
+// recoverySearchPx; then the detection lane. redetectEvery and regionDetection do not apply to it.
+// Its TrackResult::outline is the label's visible edges and the body's silhouette.
+//
 // On the POT-style presets of apps/replay/synthetic_presets.h (640×480, 300 frames, exact ground
 // truth; README.md, "Fast motion and the POT presets", has the table with the OpenCV baselines)
 // the tracker keeps 98–100 % of the frames within 5 px on all seven ("unconstrained" 98.3 %,
@@ -220,7 +228,8 @@ class Tracker {
 
   /// Starts tracking from a known homography (target pixels → frame pixels of the next frame's
   /// neighbourhood, e.g. ground truth or another detector's result): the next track() predicts
-  /// from it. @throws std::invalid_argument if H is not finite.
+  /// from it. @throws std::invalid_argument if H is not finite, or for a curved target (its tracking
+  ///   starts from a detection's pose: a homography does not give it).
   void initialise(const cv::Matx33d& homography);
   /// The same, and the next track() searches at least `searchRangePx` frame pixels around H (the
   /// tracking lane's coarse-to-fine search, TrackingPrior::searchRangePx): for a homography

@@ -20,6 +20,7 @@
 #include "apps/replay/progress.h"
 #include "apps/replay/replay_report.h"
 #include "apps/replay/synthetic_frame_source.h"
+#include "session/target_loader.h"
 #include "apps/replay/video_output.h"
 #include "detection/backend.h"
 #include "gpu/capabilities.h"
@@ -224,9 +225,23 @@ int runReplay(const ReplayRequest& request) {
 
     // Input first (cheap, and the most common mistake), then the GPU and the target.
     std::shared_ptr<const SyntheticSequence> synthetic;
+    std::shared_ptr<const CurvedSequence> curved;
     std::unique_ptr<FrameSource> source;
     if (request.loops < 1) throw std::runtime_error("--loop must be at least 1, got " + std::to_string(request.loops));
-    if (request.video.empty()) {
+    if (!request.syntheticGeometry.empty() && (!request.video.empty() || initQuad))
+      throw std::runtime_error("--synthetic-geometry is the built-in sequence's: give no --video or --init-quad");
+    if (request.video.empty() && !request.syntheticGeometry.empty()) {
+      if (request.syntheticGeometry != "cylinder" && request.syntheticGeometry != "cone")
+        throw std::runtime_error("--synthetic-geometry '" + request.syntheticGeometry + "': expected cylinder or cone");
+      CurvedSequenceOptions o;
+      o.shape = request.syntheticGeometry == "cone" ? CurvedShape::Cup : CurvedShape::Can;
+      o.motion = request.syntheticMotion;
+      o.frames = request.synthetic.frames;
+      o.seed = request.synthetic.seed;
+      o.frameSize = request.synthetic.frameSize;
+      curved = std::make_shared<const CurvedSequence>(o);
+      source = loopFrameSource([curved] { return std::make_unique<CurvedFrameSource>(curved); }, request.loops);
+    } else if (request.video.empty()) {
       synthetic = std::make_shared<const SyntheticSequence>(request.synthetic);
       source = loopFrameSource([synthetic] { return std::make_unique<SyntheticFrameSource>(synthetic); }, request.loops);
     } else {
@@ -238,6 +253,8 @@ int runReplay(const ReplayRequest& request) {
       groundTruth = loadGroundTruth(request.groundTruth);
     else if (synthetic)
       groundTruth = synthetic->groundTruth();
+    else if (curved)
+      groundTruth = curvedGroundTruth(*curved);
     if (request.loops > 1) {  // the same frames again: the same ground truth
       const std::vector<QuadCorners> pass = groundTruth;
       for (int i = 1; i < request.loops; ++i) groundTruth.insert(groundTruth.end(), pass.begin(), pass.end());
@@ -287,6 +304,12 @@ int runReplay(const ReplayRequest& request) {
       ids.push_back(session.addTargetFromFrame(frame, quad, "init-quad"));
     } else if (synthetic) {
       ids.push_back(session.addTarget(synthetic->targetImage(), synthetic->options().targetPath));
+    } else if (curved) {
+      TargetOptions label;
+      label.name = curved->options().labelPath;
+      label.widthMetres = curved->labelWidthM();
+      label.geometry = session::publicGeometry(curved->geometry());
+      ids.push_back(session.addTarget(curved->labelImage(), label));
     } else {
       if (!request.target.empty()) ids.push_back(session.addTarget(request.target));
       for (const std::string& t : request.moreTargets) ids.push_back(session.addTarget(t));
@@ -310,6 +333,7 @@ int runReplay(const ReplayRequest& request) {
     const TargetInfo target = session.target(scoredId);
     info.target = initQuad ? "the first frame's quad (--init-quad)"
                   : synthetic ? synthetic->options().targetPath
+                  : curved    ? curved->options().labelPath
                   : target.source == "<image>" ? target.name
                                                : target.source;
     if (severalTargets) {

@@ -57,6 +57,12 @@ struct ReplayRequest {
   bool realtime = false;
   /// Options of the synthetic sequence (used when target and video are empty).
   SyntheticSequenceOptions synthetic;
+  /// "cylinder" (a can) or "cone" (a cup): the synthetic sequence is instead a curved label's
+  /// (synthetic/curved_sequence.h) with syntheticMotion, synthetic's frames, seed and frame size,
+  /// its label trained on its surface and scored by its projected corners. Empty: the flat one.
+  std::string syntheticGeometry;
+  /// The curved sequence's motion (CurvedSequenceOptions::motion: a POT preset's name or "turn").
+  std::string syntheticMotion = "turn";
 };
 
 /// The Session's options for the programs' --config and --calib: `configPath` loaded (the
