@@ -249,6 +249,25 @@ def test_a_curved_label_is_trained_with_its_geometry(tmp_path):
         session.add_target(graf, "can", 0.1, geometry=can)
 
 
+def test_the_outline_of_a_flat_target_is_its_closed_quad():
+    # TargetResult.outline (issue 47): polylines in frame pixels; a flat target's is its corners
+    # closed (a curved label's: its visible edges and the can's silhouette, tested in C++).
+    graf = cv2.imread("/usr/share/doc/opencv-doc/examples/data/graf1.png", cv2.IMREAD_GRAYSCALE)
+    H = np.array([[0.45, 0.05, 120.0], [-0.03, 0.45, 90.0], [0.0, 0.0002, 1.0]])
+    frame = cv2.warpPerspective(graf, H, (640, 480), borderValue=110)
+    session = nft.Session(SYNCHRONOUS)
+    session.add_target(graf, "graf", 0.2)
+    t = session.process(frame).targets[0]
+    assert t.found
+    assert isinstance(t.outline, list) and len(t.outline) == 1
+    quad = t.outline[0]
+    assert quad.shape == (5, 2) and quad.dtype == np.float64
+    np.testing.assert_allclose(quad[:4], t.corners)
+    np.testing.assert_allclose(quad[4], t.corners[0])
+    lost = session.process(np.full((480, 640), 110, np.uint8)).targets[0]
+    assert not lost.found and lost.outline == []
+
+
 # --- Config and calibration ---------------------------------------------------------------------------
 
 
