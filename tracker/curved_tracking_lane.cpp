@@ -19,11 +19,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr double kPi = 3.14159265358979323846;
-// USAC's settings for the lane's PnP: the matches are mostly inliers, so it stops early.
-constexpr int kPnpIterations = 500;
-constexpr double kPnpConfidence = 0.99;
+// RANSAC's settings for the lane's PnP: the matches are mostly inliers, so it stops early.
+constexpr int kRansacIterations = 100;
+constexpr double kRansacConfidence = 0.99;
 // The lane's pose fit from its prediction: Levenberg-Marquardt on all matches, then on those within
-// kTrimFactor × the threshold, then within it; USAC from scratch when that keeps fewer than
+// kTrimFactor × the threshold, then within it; RANSAC from scratch when that keeps fewer than
 // kMinLmInlierFraction of them.
 constexpr double kTrimFactor = 3.0;
 constexpr double kMinLmInlierFraction = 0.5;
@@ -139,12 +139,13 @@ struct CurvedTrackingLane::Impl {
   }
 
   /// The pose fitted to `m`'s matches within `thresholdPx`, from and into `pose`; `inliers` their
-  /// indices. First Levenberg-Marquardt from `pose` (the prediction, or the stage before's fit:
-  /// close, and NCC peaks above minNcc are mostly right) on all matches, then on those within
-  /// kTrimFactor × the threshold, then on those within it; when that keeps fewer than
-  /// kMinLmInlierFraction of the matches, PnP inside OpenCV's USAC from scratch, refined on its
-  /// inliers. False, `pose` untouched, with fewer than minInliers inliers or no solution.
-  bool fit(const Matches& m, double thresholdPx, Pose& pose, std::vector<int>& inliers) {
+  /// indices. From the pose so far (`fromScratch` false; it is close, and NCC peaks above minNcc
+  /// are mostly right): Levenberg-Marquardt on all matches, then on those within kTrimFactor × the
+  /// threshold, then on those within it, kept when at least kMinLmInlierFraction of them fit. Else,
+  /// and from scratch: RANSAC over AP3P samples (cv::solvePnPRansac, kRansacIterations at most),
+  /// refined by Levenberg-Marquardt on its inliers. False, `pose` untouched, with fewer than
+  /// minInliers inliers or no solution.
+  bool fit(const Matches& m, double thresholdPx, Pose& pose, std::vector<int>& inliers, bool fromScratch) {
     inliers.clear();
     if (static_cast<int>(m.object.size()) < options.minInliers) return false;
     const auto within = [&](const cv::Vec3d& r, const cv::Vec3d& t, double limit) {
@@ -165,27 +166,26 @@ struct CurvedTrackingLane::Impl {
       cv::solvePnPRefineLM(object, image, calibration.K, calibration.distortion, r, t);
     };
     cv::Vec3d r = pose.rvec, t = pose.tvec;
-    std::vector<int> all(m.object.size());
-    for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
-    refine(all, r, t);
-    for (const double factor : {kTrimFactor, 1.0}) {
-      const std::vector<int> kept = within(r, t, factor * thresholdPx);
-      if (static_cast<int>(kept.size()) < options.minInliers) break;
-      refine(kept, r, t);
+    bool fitted = false;
+    if (!fromScratch) {
+      std::vector<int> all(m.object.size());
+      for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+      refine(all, r, t);
+      for (const double factor : {kTrimFactor, 1.0}) {
+        const std::vector<int> kept = within(r, t, factor * thresholdPx);
+        if (static_cast<int>(kept.size()) < options.minInliers) break;
+        refine(kept, r, t);
+      }
+      inliers = within(r, t, thresholdPx);
+      fitted = static_cast<int>(inliers.size()) >= options.minInliers &&
+               static_cast<double>(inliers.size()) >= kMinLmInlierFraction * static_cast<double>(m.object.size());
     }
-    inliers = within(r, t, thresholdPx);
-    if (static_cast<double>(inliers.size()) < kMinLmInlierFraction * static_cast<double>(m.object.size()) ||
-        static_cast<int>(inliers.size()) < options.minInliers) {
-      cv::Mat rvec, tvec;  // many wrong peaks: a robust fit from scratch
+    if (!fitted) {
+      cv::Mat rvec, tvec;
       try {
-        cv::UsacParams usac;
-        usac.maxIterations = kPnpIterations;
-        usac.threshold = thresholdPx;
-        usac.confidence = kPnpConfidence;
-        usac.score = cv::SCORE_METHOD_MSAC;
-        usac.loMethod = cv::LOCAL_OPTIM_INNER_LO;
-        usac.isParallel = false;
-        if (!cv::solvePnPRansac(m.object, m.image, calibration.K, calibration.distortion, rvec, tvec, inliers, usac))
+        if (!cv::solvePnPRansac(m.object, m.image, calibration.K, calibration.distortion, rvec, tvec, false,
+                                kRansacIterations, static_cast<float>(thresholdPx), kRansacConfidence, inliers,
+                                cv::SOLVEPNP_AP3P))
           return false;
       } catch (const cv::Exception&) {
         return false;
@@ -297,7 +297,7 @@ std::optional<TrackedTarget> CurvedTrackingLane::track(FramePyramid& frame, cons
   for (const Stage& stage : stages) {
     const Impl::Matches m = s.search(frame.level(stage.level), stage.level, pose, prior.reference, prior.blurExposure,
                                      stage.radius, stage.budget);
-    s.fit(m, std::ldexp(2.0 * o.ransacThresholdPx, stage.level), pose, inliers);  // too few: the pose as it was
+    s.fit(m, std::ldexp(2.0 * o.ransacThresholdPx, stage.level), pose, inliers, false);  // too few: the pose as it was
   }
   s.timings.coarse = msSince(start);
 
@@ -314,7 +314,7 @@ std::optional<TrackedTarget> CurvedTrackingLane::track(FramePyramid& frame, cons
   if (static_cast<int>(fine.object.size()) < o.minInliers)
     return reject("too few matches: " + std::to_string(fine.object.size()) + " < " + std::to_string(o.minInliers) +
                   " of " + std::to_string(fine.searched) + " patches searched");
-  if (!s.fit(fine, o.ransacThresholdPx, pose, inliers))
+  if (!s.fit(fine, o.ransacThresholdPx, pose, inliers, true))
     return reject("too few inliers: " + std::to_string(inliers.size()) + " < " + std::to_string(o.minInliers));
 
   TrackedTarget r;
