@@ -7,7 +7,6 @@
 #include <vector>
 
 #include <opencv2/calib3d.hpp>
-#include <opencv2/imgproc.hpp>
 
 #include "detection/label_surface.h"
 #include "tracker/curved_detection.h"
@@ -221,12 +220,7 @@ CurvedTrackingLane::CurvedTrackingLane(const detection::TargetModel& model, cons
   s.calibration = calibration;
   s.targetSize = model.image.size();
   s.surface.emplace(model.geometry, model.widthMetres, model.image.size());
-  s.targetPyramid.push_back(model.image);  // down to ~16 px, as the planar lane's
-  while (s.targetPyramid.back().cols >= 32 && s.targetPyramid.back().rows >= 32) {
-    cv::Mat next;
-    cv::pyrDown(s.targetPyramid.back(), next);
-    s.targetPyramid.push_back(next);
-  }
+  s.targetPyramid = targetPyramidOf(model.image);
   for (const cv::Point2f& p : interleavedPatches(model.patches)) {
     const cv::Point2d c(p.x, p.y);
     Impl::SurfacePatch sp;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <opencv2/core/hal/intrin.hpp>
+#include <opencv2/imgproc.hpp>
 
 namespace nft::tracker {
 namespace {
@@ -426,6 +427,16 @@ NccPeak searchNcc(const cv::Mat& image, const PatchTemplate& patch, cv::Point ce
   if (bx > x0 && bx < x1) peak.shift.x += parabolaPeak(scores[best - 1], scores[best], scores[best + 1]);
   if (by > y0 && by < y1) peak.shift.y += parabolaPeak(scores[best - s], scores[best], scores[best + s]);
   return peak;
+}
+
+std::vector<cv::Mat> targetPyramidOf(const cv::Mat& image) {
+  std::vector<cv::Mat> levels{image};
+  while (levels.back().cols >= 32 && levels.back().rows >= 32) {
+    cv::Mat next;
+    cv::pyrDown(levels.back(), next);
+    levels.push_back(next);
+  }
+  return levels;
 }
 
 }  // namespace nft::tracker

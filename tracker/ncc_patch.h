@@ -35,6 +35,11 @@ struct PatchTemplate {
 PatchTemplate warpPatch(const std::vector<cv::Mat>& targetPyramid, const cv::Matx33d& frameToTarget,
                         cv::Point centre, int frameLevel, int size, float minStdDev = 2.0f);
 
+/// The target pyramid warpPatch() samples: `image` (CV_8UC1) and its cv::pyrDown levels down to
+/// ~16 px (a frame pixel covering more target pixels than the coarsest level's samples that level,
+/// slightly aliased; the target is then barely visible). The images share `image`'s pixels at level 0.
+std::vector<cv::Mat> targetPyramidOf(const cv::Mat& image);
+
 /// Largest number of samples warpPatchBlurred() averages along a streak.
 constexpr int kMaxBlurTaps = 9;
 /// Shortest streak warpPatchBlurred() blurs along, level pixels (a shorter one gives warpPatch()'s

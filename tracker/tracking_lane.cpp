@@ -355,14 +355,7 @@ TrackingLane::TrackingLane(const detection::TargetModel& model, const CameraCali
   impl_->calibration = calibration;
   impl_->targetSize = model.image.size();
   impl_->metresPerPixel = model.metresPerPixel();
-  // Target levels down to ~16 px: a frame pixel covering more target pixels than the coarsest
-  // level's pixel samples that level (slightly aliased, and the target is then barely visible).
-  impl_->targetPyramid.push_back(model.image);
-  while (impl_->targetPyramid.back().cols >= 32 && impl_->targetPyramid.back().rows >= 32) {
-    cv::Mat next;
-    cv::pyrDown(impl_->targetPyramid.back(), next);
-    impl_->targetPyramid.push_back(next);
-  }
+  impl_->targetPyramid = targetPyramidOf(model.image);
   impl_->patches = interleavedPatches(model.patches);
 }
 

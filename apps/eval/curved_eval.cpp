@@ -16,6 +16,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "apps/eval/opencv_threads.h"
+#include "apps/eval/tracking_eval.h"
 #include "apps/replay/replay_report.h"
 #include "apps/replay/replay_session.h"
 #include "nft/session.h"
@@ -30,15 +31,6 @@ constexpr int kGrid = 10;           // the visible error's 10 × 10 label points
 constexpr int kMinVisible = 25;     // a quarter of them seen, at most kFrontalDeg off: the frame is scored
 constexpr double kFrontalDeg = 60;
 constexpr double kFoundAgainPx = 5;  // found again: a visible error this small
-
-double median(std::vector<double> v) {
-  if (v.empty()) return kNaN;
-  const size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  if (v.size() % 2 == 1) return v[mid];
-  const double upper = v[mid], lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
-  return std::isinf(upper) ? upper : 0.5 * (lower + upper);
-}
 
 std::string format(const char* fmt, double v) {
   char buf[64];
@@ -108,13 +100,13 @@ double CurvedModelResult::visibleSuccessRate(double thresholdPx) const {
 }
 
 double CurvedModelResult::medianVisibleErrorPx() const {
-  return median(scoredValues(frames, [](const CurvedFrameScore& f) { return f.visibleErrorPx; }));
+  return medianOf(scoredValues(frames, [](const CurvedFrameScore& f) { return f.visibleErrorPx; }));
 }
 double CurvedModelResult::medianRotationDeg() const {
-  return median(scoredValues(frames, [](const CurvedFrameScore& f) { return f.rotationDeg; }));
+  return medianOf(scoredValues(frames, [](const CurvedFrameScore& f) { return f.rotationDeg; }));
 }
 double CurvedModelResult::medianTranslationPct() const {
-  return median(scoredValues(frames, [](const CurvedFrameScore& f) { return f.translationPct; }));
+  return medianOf(scoredValues(frames, [](const CurvedFrameScore& f) { return f.translationPct; }));
 }
 
 double CurvedModelResult::foundFraction() const {
@@ -155,7 +147,7 @@ int CurvedModelResult::worstReacquisitionFrames() const {
 double CurvedModelResult::medianMs() const {
   std::vector<double> ms;
   for (const CurvedFrameScore& f : frames) ms.push_back(f.ms);
-  return median(ms);
+  return medianOf(ms);
 }
 
 CurvedTrackingReport evaluateCurvedTracking(const CurvedTrackingRequest& request) {

@@ -33,16 +33,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-double medianOf(std::vector<double> v) {
-  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
-  const size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  if (v.size() % 2 == 1) return v[mid];
-  const double upper = v[mid];
-  const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
-  return std::isinf(upper) ? upper : 0.5 * (lower + upper);
-}
-
 std::string formatDouble(const char* fmt, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, fmt, v);
@@ -86,6 +76,16 @@ class FrameCsv {
 };
 
 }  // namespace
+
+double medianOf(std::vector<double> v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  const size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  if (v.size() % 2 == 1) return v[mid];
+  const double upper = v[mid];
+  const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+  return std::isinf(upper) ? upper : 0.5 * (lower + upper);
+}
 
 int MethodResult::scored() const {
   return static_cast<int>(std::count_if(errorPx.begin(), errorPx.end(), [](double e) { return !std::isnan(e); }));

@@ -67,6 +67,10 @@ struct TrackingRequest {
   int asyncDelayFrames = -1;
 };
 
+/// The median of `values`, +inf entries (failures) counted as such: with an even count the mean of
+/// the two middle values, or +inf when the upper one is; NaN for none.
+double medianOf(std::vector<double> values);
+
 /// One method's per-frame results. Frame i (from 0) is gt.tsv's frame i + 1.
 struct MethodResult {
   std::string method;           ///< "ours", "orb", "sift"
