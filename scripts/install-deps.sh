@@ -16,6 +16,7 @@
 #   slurm   `nft_eval suite run --slurm` and its test (a single-node cluster)
 #   fuzz    the libFuzzer targets of tests/fuzz/
 #   gst     the GStreamer plugin libgstnft.so (gst/), its tests and examples
+#   service the catalogue recognition service (service/) and its tests
 #   all     every group (scripts/test.sh)
 set -euo pipefail
 
@@ -59,7 +60,12 @@ GROUP[fuzz]="clang libclang-rt-14-dev"
 GROUP[gst]="libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base
   gstreamer1.0-plugins-good gstreamer1.0-libav gstreamer1.0-gl python3-gi gir1.2-gstreamer-1.0
   gir1.2-gst-plugins-base-1.0"
-ORDER=(run test python web slurm fuzz gst)
+# The catalogue recognition service (service/, issue 48): FAISS's Python bindings for the global
+# descriptor index, Dask distributed for its workers, FastAPI + uvicorn for the HTTP front and
+# httpx for FastAPI's test client. An app that does not use the service needs none of them.
+GROUP[service]="python3-faiss python3-distributed python3-fastapi python3-uvicorn python3-httpx python3-numpy
+  python3-opencv python3-pytest"
+ORDER=(run test python web slurm fuzz gst service)
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d;s/^# \{0,1\}//'; }
 

@@ -1,0 +1,19 @@
+"""nft_recognition: recognition at catalogue scale (issue 48), beside the on-device tracker.
+
+An app's Session recognises among the ~1,000 targets a device holds; this package answers which of
+a catalogue's targets (10^4–10^6) a frame shows, from the keypoints and SURF descriptors the
+Session already computed. Pieces so far:
+
+- catalogue_index.CatalogueIndex: a FAISS index over every target's descriptors that shortlists
+  the targets a query's descriptors vote for; targets are added and removed while it serves.
+- verification.verify_target: geometric verification of one shortlisted target with the
+  project's own GPU matcher (nft.GpuMatcher, ratio test) and OpenCV's RANSAC homography.
+
+Nothing here is imported by the nft module: an app that does not use the service needs none of
+its dependencies (Debian's python3-faiss; scripts/install-deps.sh service).
+"""
+
+from .catalogue_index import CatalogueIndex, Vote
+from .verification import Verification, verify_target
+
+__all__ = ["CatalogueIndex", "Vote", "Verification", "verify_target"]

@@ -1,0 +1,170 @@
+"""The catalogue recognition service's index and verification (service/nft_recognition, issue 48):
+targets of OpenCV's sample images trained with nft.train_target(), queries described with the
+detection lane's FAST + SURF, the right target shortlisted and its homography checked against the
+known warp, and against OpenCV's own photograph of box.png in a scene."""
+
+import os
+import sys
+
+import cv2
+import numpy as np
+import pytest
+
+from conftest import SOURCE_DIR
+
+sys.path.insert(0, str(SOURCE_DIR / "service"))
+
+try:
+    import faiss  # noqa: F401
+except ImportError:
+    message = "FAISS's Python bindings are missing (Debian's python3-faiss: scripts/install-deps.sh service)"
+    if os.environ.get("CI") == "true" or os.environ.get("NFT_REQUIRE_DATA") == "1":
+        raise
+    pytest.skip(message, allow_module_level=True)
+
+import nft  # noqa: E402
+from nft_recognition import CatalogueIndex, verify_target  # noqa: E402
+
+SAMPLES = "/usr/share/doc/opencv-doc/examples/data"
+CATALOGUE = ["graf1.png", "box.png", "building.jpg", "baboon.jpg", "fruits.jpg", "butterfly.jpg", "home.jpg",
+             "HappyFish.jpg", "messi5.jpg", "aero1.jpg"]
+
+
+def sample(name):
+    path = os.path.join(SAMPLES, name)
+    if not os.path.exists(path):
+        pytest.fail(f"{path} is missing: install Debian's opencv-doc (scripts/install-deps.sh)")
+    return path
+
+
+@pytest.fixture(scope="module")
+def catalogue():
+    targets = {i: nft.train_target(sample(name), width_m=0.2) for i, name in enumerate(CATALOGUE)}
+    index = CatalogueIndex()
+    for i, t in targets.items():
+        index.add_target(1000 + i, t.descriptors)
+    return index, targets
+
+
+def describe(gray):
+    keypoints = nft.FastDetector(max_keypoints=1500).detect(gray)
+    descriptors, keypoints = nft.CpuSurf().describe(gray, keypoints, return_keypoints=True)
+    return keypoints, descriptors
+
+
+def warped_view(target_image, background_name, H, size=(640, 480)):
+    """The target image warped by H onto a photograph of another scene, 8-bit gray."""
+    bg = cv2.resize(cv2.imread(sample(background_name), cv2.IMREAD_GRAYSCALE), size)
+    fg = cv2.warpPerspective(target_image, H, size, flags=cv2.INTER_LINEAR)
+    mask = cv2.warpPerspective(np.full(target_image.shape[:2], 255, np.uint8), H, size, flags=cv2.INTER_NEAREST)
+    return np.where(mask > 0, fg, bg)
+
+
+def quad_of(H, size):
+    w, h = size
+    c = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64).reshape(-1, 1, 2)
+    return cv2.perspectiveTransform(c, H).reshape(4, 2)
+
+
+def test_the_target_in_view_is_shortlisted_first_and_its_homography_verified(catalogue):
+    index, targets = catalogue
+    matcher = nft.GpuMatcher()
+    for i in (0, 2, 6):  # graf1, building, home: each tilted onto another target's scene
+        t = targets[i]
+        h, w = t.image.shape[:2]
+        dst = np.float32([[150, 90], [470, 70], [500, 400], [120, 380]])
+        H = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), dst)
+        view = warped_view(t.image, "leuvenA.jpg", H)
+        keypoints, descriptors = describe(view)
+        votes = index.shortlist(descriptors)
+        assert votes and votes[0].target_id == 1000 + i, f"{CATALOGUE[i]}: shortlist {votes}"
+        assert all(votes[0].votes > 2 * v.votes for v in votes[1:]), f"{CATALOGUE[i]}: not clearly first: {votes}"
+        v = verify_target(matcher, t.keypoints, t.descriptors, (w, h), keypoints, descriptors)
+        assert v.verified and v.inliers >= 30, f"{CATALOGUE[i]}: {v.inliers} inliers of {v.matches}"
+        # RANSAC's homography, without the tracker's refinements: corners within a few pixels.
+        corner_error = np.linalg.norm(v.quad - quad_of(H, (w, h)), axis=1)
+        print(f"{CATALOGUE[i]}: {v.inliers} inliers, corners {corner_error.round(2).tolist()} px off")
+        assert corner_error.mean() < 2.5 and corner_error.max() < 5.0, f"{CATALOGUE[i]}: corners {corner_error} px off"
+
+
+def test_box_is_recognised_in_opencvs_photograph_of_its_scene(catalogue):
+    index, targets = catalogue
+    scene = cv2.imread(sample("box_in_scene.png"), cv2.IMREAD_GRAYSCALE)
+    keypoints, descriptors = describe(scene)
+    votes = index.shortlist(descriptors)
+    assert votes and votes[0].target_id == 1001, f"shortlist {votes}"
+    t = targets[1]
+    h, w = t.image.shape[:2]
+    v = verify_target(nft.GpuMatcher(), t.keypoints, t.descriptors, (w, h), keypoints, descriptors)
+    assert v.verified, f"{v.inliers} inliers of {v.matches}"
+    # The box stands left of the middle of the 512×384 photograph, upright, about 160×120 px.
+    centre = v.quad.mean(axis=0)
+    assert 80 < centre[0] < 260 and 150 < centre[1] < 330, f"quad {v.quad.tolist()}"
+    assert 8000 < cv2.contourArea(v.quad.astype(np.float32)) < 60000, f"quad {v.quad.tolist()}"
+
+
+def test_a_scene_of_no_target_is_verified_as_none(catalogue):
+    index, targets = catalogue
+    scene = cv2.resize(cv2.imread(sample("leuvenA.jpg"), cv2.IMREAD_GRAYSCALE), (640, 480))
+    keypoints, descriptors = describe(scene)
+    matcher = nft.GpuMatcher()
+    for vote in index.shortlist(descriptors):
+        t = targets[vote.target_id - 1000]
+        h, w = t.image.shape[:2]
+        v = verify_target(matcher, t.keypoints, t.descriptors, (w, h), keypoints, descriptors)
+        assert not v.verified, f"{CATALOGUE[vote.target_id - 1000]} verified in a scene without it ({v.inliers} inliers)"
+
+
+def test_targets_are_added_and_removed_while_the_index_serves(catalogue):
+    _, targets = catalogue
+    index = CatalogueIndex()
+    index.add_target(7, targets[0].descriptors)
+    t = targets[0]
+    h, w = t.image.shape[:2]
+    H = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]),
+                                    np.float32([[100, 80], [500, 100], [520, 420], [90, 400]]))
+    _, descriptors = describe(warped_view(t.image, "leuvenA.jpg", H))
+    assert [v.target_id for v in index.shortlist(descriptors)] == [7]
+    index.add_target(8, targets[3].descriptors)
+    assert len(index) == 2 and index.descriptor_count == len(targets[0].descriptors) + len(targets[3].descriptors)
+    index.remove_target(7)
+    assert index.target_ids() == [8] and index.descriptor_count == len(targets[3].descriptors)
+    assert 7 not in [v.target_id for v in index.shortlist(descriptors)]
+    index.add_target(7, targets[0].descriptors)  # back, without rebuilding the index
+    assert index.shortlist(descriptors)[0].target_id == 7
+
+
+def test_a_quantised_index_shortlists_the_same_target(catalogue):
+    index_flat, targets = catalogue
+    every_row = np.vstack([t.descriptors for t in targets.values()])
+    sample_rows = every_row[np.random.default_rng(1).choice(len(every_row), 10000, replace=False)]
+    index = CatalogueIndex(factory="IVF16,SQ8")
+    with pytest.raises(ValueError, match="not trained"):
+        index.add_target(1, targets[0].descriptors)
+    index.train(sample_rows)
+    for i, t in targets.items():
+        index.add_target(1000 + i, t.descriptors)
+    scene = cv2.imread(sample("box_in_scene.png"), cv2.IMREAD_GRAYSCALE)
+    _, descriptors = describe(scene)
+    assert index.shortlist(descriptors)[0].target_id == 1001
+
+
+def test_bad_input_is_refused_naming_it(catalogue):
+    _, targets = catalogue
+    index = CatalogueIndex()
+    with pytest.raises(ValueError, match="dim"):
+        CatalogueIndex(dim=128)
+    with pytest.raises(ValueError, match="factory"):
+        CatalogueIndex(factory="NoSuchIndex")
+    with pytest.raises(ValueError, match=r"descriptors: expected an N×64"):
+        index.add_target(1, np.zeros((10, 36), np.float32))
+    index.add_target(1, targets[0].descriptors)
+    with pytest.raises(ValueError, match="already in the index"):
+        index.add_target(1, targets[0].descriptors)
+    with pytest.raises(KeyError, match="not in the index"):
+        index.remove_target(2)
+    with pytest.raises(ValueError, match="ratio"):
+        index.shortlist(targets[0].descriptors, ratio=1.5)
+    with pytest.raises(ValueError, match="rows"):
+        verify_target(nft.GpuMatcher(), targets[0].keypoints[:5], targets[0].descriptors, (10, 10),
+                      targets[0].keypoints, targets[0].descriptors)
