@@ -602,6 +602,30 @@ Save it with .save("target.nftm"): add_target() then loads it without training.
 Raises FileNotFoundError for a missing file; nft.InputError for an unreadable image, one too plain
 to track (fewer keypoints or patches than the lanes need) or a geometry that does not fit it (naming
 the field); TypeError for a geometry of another type; nft.ConfigError.)doc");
+
+  m.def(
+      "load_target",
+      [](const py::object& path) {
+        const std::string p = existingPath(path, "path");
+        PyTrainedTarget out;
+        const auto start = std::chrono::steady_clock::now();
+        try {
+          out.target.model = det::loadTargetModel(p);
+        } catch (const std::exception& e) {
+          throw nft::InputError(e.what());
+        }
+        out.target.source = p;
+        // A model keeps its working image only; the size the user gave is not stored.
+        out.target.originalSize = out.target.model.image.size();
+        out.target.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return out;
+      },
+      py::arg("path"),
+      R"doc(Reads a target model file (.nftm, written by TrainedTarget.save() or nft_train) → nft.TrainedTarget,
+without training and without a GL context: its keypoints, descriptors and working image as trained.
+original_size is the working image's size (a model does not keep the size the user gave).
+Raises FileNotFoundError for a missing file; nft.InputError naming the file for one that is not a
+target model, of another format version, truncated or corrupt.)doc");
 }
 
 }  // namespace nftpy

@@ -379,3 +379,6 @@ class TrainedTarget:
 def train_target(image_or_path: Union[PathLike, U8Image], width_m: float = 0.0, config: ConfigArg = None,
                  context: Optional[GpuContext] = None, geometry: Optional[TargetGeometry] = None) -> TrainedTarget:
     """Trains a target as Session.add_target() does. Raises FileNotFoundError, InputError, ConfigError."""
+
+def load_target(path: PathLike) -> TrainedTarget:
+    """Reads a .nftm model file without training. Raises FileNotFoundError, InputError."""

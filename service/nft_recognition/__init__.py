@@ -8,12 +8,18 @@ Session already computed. Pieces so far:
   the targets a query's descriptors vote for; targets are added and removed while it serves.
 - verification.verify_target: geometric verification of one shortlisted target with the
   project's own GPU matcher (nft.GpuMatcher, ratio test) and OpenCV's RANSAC homography.
+- catalogue / build: a catalogue folder in shards, each trained by one task (here or a Slurm
+  job array).
+- shard / recognizer / http_api / cli: the service — shards as Dask actors on the cluster's
+  workers, a FastAPI front, `nft-recognition serve DIR`.
 
 Nothing here is imported by the nft module: an app that does not use the service needs none of
 its dependencies (Debian's python3-faiss; scripts/install-deps.sh service).
 """
 
-from .catalogue_index import CatalogueIndex, Vote
+from .catalogue import Catalogue, Entry, read_list
+from .catalogue_index import CatalogueIndex, Nearest, Vote, merge_nearest, votes_of
 from .verification import Verification, verify_target
 
-__all__ = ["CatalogueIndex", "Vote", "Verification", "verify_target"]
+__all__ = ["Catalogue", "Entry", "read_list", "CatalogueIndex", "Nearest", "Vote", "merge_nearest", "votes_of",
+           "Verification", "verify_target"]

@@ -12,7 +12,8 @@ vote). The targets with the most votes are the shortlist that verification.verif
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Optional
+import os
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -31,6 +32,60 @@ class Vote:
 
     target_id: int
     votes: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Nearest:
+    """CatalogueIndex.nearest()'s answer for M query descriptors.
+
+    target:  M int64, the target of each query descriptor's nearest catalogue descriptor (-1: none).
+    d1:      M float32, L2 distance to it (inf: none).
+    d_other: M float32, L2 distance to the nearest descriptor of another target (inf: none).
+    """
+
+    target: np.ndarray
+    d1: np.ndarray
+    d_other: np.ndarray
+
+
+def merge_nearest(parts: Sequence[Nearest]) -> Nearest:
+    """Combines the nearest() answers of a catalogue's shards (disjoint sets of targets) for the
+    same query descriptors into what one index over every shard would answer: the nearest target
+    is the nearest over the shards, and the nearest other target is the nearer of that shard's own
+    other target and the other shards' nearest ones.
+
+    Raises ValueError for no parts or parts of different lengths."""
+    if not parts:
+        raise ValueError("merge_nearest: no shard answers to merge")
+    m = len(parts[0].target)
+    if any(len(p.target) != m for p in parts):
+        raise ValueError(f"merge_nearest: shard answers of different lengths {[len(p.target) for p in parts]}")
+    if len(parts) == 1:
+        return parts[0]
+    d1 = np.stack([p.d1 for p in parts])  # S×M
+    best = d1.argmin(axis=0)
+    rows = np.arange(m)
+    target = np.stack([p.target for p in parts])[best, rows]
+    own_other = np.stack([p.d_other for p in parts])[best, rows]
+    others = d1.copy()
+    others[best, rows] = np.inf
+    d_other = np.minimum(own_other, others.min(axis=0))
+    return Nearest(target, d1[best, rows], d_other.astype(np.float32))
+
+
+def votes_of(nearest: Nearest, max_targets: int = 5, ratio: float = 0.8, min_votes: int = 6) -> List[Vote]:
+    """The shortlist of a (merged) nearest() answer: each query descriptor votes for its nearest
+    target when d1 < ratio · d_other; targets with at least `min_votes` votes, most first (ties by
+    id), at most `max_targets`.
+
+    Raises ValueError for a ratio outside (0, 1]."""
+    if not 0 < ratio <= 1:
+        raise ValueError(f"ratio: expected a value in (0, 1], got {ratio}")
+    ok = (nearest.target >= 0) & (nearest.d1 < ratio * nearest.d_other)
+    ids, counts = np.unique(nearest.target[ok], return_counts=True)
+    votes = sorted((Vote(int(t), int(n)) for t, n in zip(ids, counts) if n >= min_votes),
+                   key=lambda v: (-v.votes, v.target_id))
+    return votes[:max_targets]
 
 
 class CatalogueIndex:
@@ -115,37 +170,85 @@ class CatalogueIndex:
         self._index.remove_ids(faiss.IDSelectorRange(first, first + ROWS_PER_TARGET))
         del self._rows[target_id]
 
+    def nearest(self, descriptors: np.ndarray, neighbours: int = 8) -> "Nearest":
+        """Each query descriptor's nearest catalogue target and the distances the ratio test needs.
+
+        descriptors: M×D float32 query descriptors. Each looks up its `neighbours` nearest
+        catalogue descriptors; row i of the result holds the target of the nearest (-1 when the
+        index is empty), d1 its L2 distance, and d_other the distance to the nearest descriptor of
+        another target (the farthest neighbour looked up when none of them is: a lower bound of
+        it). Shards of one catalogue each answer this, and merge_nearest() combines their answers
+        into what one index over all of them would give.
+
+        Raises ValueError for a wrong shape."""
+        q = self._checked(descriptors, "descriptors")
+        m = len(q)
+        if m == 0 or self._index.ntotal == 0:
+            return Nearest(np.full(m, -1, np.int64), np.full(m, np.inf, np.float32), np.full(m, np.inf, np.float32))
+        k = int(min(max(neighbours, 2), self._index.ntotal))
+        squared, ids = self._index.search(q, k)  # squared L2, nearest first; id -1 past the end
+        dist = np.sqrt(np.maximum(squared, 0)).astype(np.float32)
+        dist[ids < 0] = np.inf
+        targets = np.where(ids >= 0, ids // ROWS_PER_TARGET, -1)
+        first = targets[:, 0]
+        other = (targets != first[:, None]) & (targets >= 0)
+        # The first neighbour of another target; the last one looked up when there is none.
+        column = np.where(other.any(axis=1), other.argmax(axis=1), k - 1)
+        d_other = dist[np.arange(m), column]
+        return Nearest(first.astype(np.int64), dist[:, 0].copy(), d_other)
+
     def shortlist(self, descriptors: np.ndarray, max_targets: int = 5, ratio: float = 0.8, min_votes: int = 6,
                   neighbours: int = 8) -> List[Vote]:
         """The targets a query's descriptors (M×D float32) vote for, most votes first.
 
-        Each descriptor looks up its `neighbours` nearest catalogue descriptors; it votes for the
-        nearest's target when d1 < ratio · d_other, d_other the distance (L2) to the nearest
-        descriptor of another target (the farthest neighbour looked up when none of them is of
-        another target). Targets with fewer than `min_votes` votes are left out; at most
-        `max_targets` are returned. An empty index or query gives [].
+        A descriptor votes for its nearest descriptor's target when d1 < ratio · d_other
+        (nearest()). Targets with fewer than `min_votes` votes are left out; at most `max_targets`
+        are returned. An empty index or query gives [].
 
         Raises ValueError for a wrong shape or ratio outside (0, 1]."""
-        if not 0 < ratio <= 1:
-            raise ValueError(f"ratio: expected a value in (0, 1], got {ratio}")
-        q = self._checked(descriptors, "descriptors")
-        if len(q) == 0 or self._index.ntotal == 0:
-            return []
-        k = int(min(max(neighbours, 2), self._index.ntotal))
-        squared, ids = self._index.search(q, k)  # squared L2, nearest first; id -1 past the end
-        dist = np.sqrt(np.maximum(squared, 0))
-        targets = np.where(ids >= 0, ids // ROWS_PER_TARGET, -1)
-        counts: Dict[int, int] = {}
-        for row in range(len(q)):
-            first = int(targets[row, 0])
-            if first < 0:
-                continue
-            other = np.nonzero((targets[row] != first) & (targets[row] >= 0))[0]
-            d_other = dist[row, other[0]] if len(other) else dist[row, k - 1]
-            if dist[row, 0] < ratio * d_other:
-                counts[first] = counts.get(first, 0) + 1
-        votes = sorted((Vote(t, n) for t, n in counts.items() if n >= min_votes), key=lambda v: (-v.votes, v.target_id))
-        return votes[:max_targets]
+        return votes_of(self.nearest(descriptors, neighbours), max_targets, ratio, min_votes)
+
+    def save(self, path: str) -> None:
+        """Writes the index (FAISS's own file format, faiss.write_index) to `path` through a
+        temporary file renamed into place, so a failure never leaves a half-written index.
+        The target ids and row counts are in the FAISS ids; load() recovers them.
+
+        Raises OSError naming the file when it cannot be written."""
+        tmp = f"{path}.tmp{os.getpid()}"
+        try:
+            faiss.write_index(self._index, tmp)
+            os.replace(tmp, path)
+        except (RuntimeError, OSError) as e:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            raise OSError(f"{path}: cannot write the index: {e}") from e
+
+    @classmethod
+    def load(cls, path: str) -> "CatalogueIndex":
+        """Reads an index written by save().
+
+        Raises FileNotFoundError for a missing file; ValueError naming the file for one that is
+        not a FAISS index with target ids, or of a dimension other than 36 or 64."""
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"{path}: no such index file")
+        try:
+            index = faiss.read_index(path)
+        except RuntimeError as e:
+            raise ValueError(f"{path}: not a FAISS index: {e}") from e
+        if not isinstance(index, faiss.IndexIDMap2):  # read_index gives the most derived class
+            raise ValueError(f"{path}: a FAISS index without target ids (expected one written by CatalogueIndex.save())")
+        if index.d not in (36, 64):
+            raise ValueError(f"{path}: descriptors of length {index.d} (expected 64 or 36)")
+        self = cls.__new__(cls)
+        self._dim = int(index.d)
+        self._index = index
+        self._base = faiss.downcast_index(index.index)
+        ids = faiss.vector_to_array(index.id_map).astype(np.int64)
+        rows: Dict[int, int] = {}
+        for t in (ids // ROWS_PER_TARGET).tolist():
+            rows[t] = rows.get(t, 0) + 1
+        self._rows = rows
+        return self
 
     def _checked(self, a: Optional[np.ndarray], name: str) -> np.ndarray:
         a = np.asarray(a)

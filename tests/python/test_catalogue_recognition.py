@@ -168,3 +168,39 @@ def test_bad_input_is_refused_naming_it(catalogue):
     with pytest.raises(ValueError, match="rows"):
         verify_target(nft.GpuMatcher(), targets[0].keypoints[:5], targets[0].descriptors, (10, 10),
                       targets[0].keypoints, targets[0].descriptors)
+
+
+def test_shards_merged_answer_as_one_index_over_all_of_them(catalogue, tmp_path):
+    """A catalogue split into shards (the service's actors) shortlists as one index does: the
+    nearest target and the nearest other target merged over the shards; an index saved and loaded
+    answers the same."""
+    from nft_recognition import merge_nearest, votes_of
+
+    index, targets = catalogue
+    shards = [CatalogueIndex(), CatalogueIndex(), CatalogueIndex()]
+    for i, t in targets.items():
+        shards[i % 3].add_target(1000 + i, t.descriptors)
+    t = targets[6]
+    h, w = t.image.shape[:2]
+    H = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]),
+                                    np.float32([[150, 90], [470, 70], [500, 400], [120, 380]]))
+    _, descriptors = describe(warped_view(t.image, "leuvenA.jpg", H))
+    whole = index.nearest(descriptors)
+    merged = merge_nearest([s.nearest(descriptors) for s in shards])
+    assert np.array_equal(whole.target, merged.target)
+    assert np.allclose(whole.d1, merged.d1, atol=1e-5)
+    # One index looks for another target among 8 neighbours (the 8th's distance, a lower bound, when
+    # none is); merged, every other shard's nearest is seen, so it is that bound or the exact value.
+    assert (merged.d_other >= whole.d_other - 1e-5).all()
+    assert np.mean(np.abs(merged.d_other - whole.d_other) < 1e-5) > 0.95
+    assert votes_of(merged)[0].target_id == index.shortlist(descriptors)[0].target_id == 1006
+    shards[0].save(str(tmp_path / "shard0.faiss"))
+    loaded = CatalogueIndex.load(str(tmp_path / "shard0.faiss"))
+    assert loaded.target_ids() == shards[0].target_ids() and loaded.descriptor_count == shards[0].descriptor_count
+    a, b = loaded.nearest(descriptors), shards[0].nearest(descriptors)
+    assert np.array_equal(a.target, b.target) and np.allclose(a.d1, b.d1)
+    (tmp_path / "junk.faiss").write_bytes(b"junk")
+    with pytest.raises(ValueError, match="junk.faiss: not a FAISS index"):
+        CatalogueIndex.load(str(tmp_path / "junk.faiss"))
+    with pytest.raises(FileNotFoundError, match="no such index file"):
+        CatalogueIndex.load(str(tmp_path / "none.faiss"))

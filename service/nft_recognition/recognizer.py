@@ -1,0 +1,192 @@
+"""Recognition over a catalogue served by a Dask cluster (distributed): the shards are actors on
+the cluster's workers, a query fans out to all of them, and the shortlisted targets are verified
+on the workers that hold them. Dask's scheduler runs the tasks and actors; nothing here queues,
+routes or schedules work of its own.
+
+    query keypoints + descriptors ──► every shard: nearest() ──► merge_nearest() ──► votes_of()
+        ──► the shortlisted targets' shards: verify() ──► the verified target with most inliers
+
+A JPEG or PNG frame is described first by a task on any worker (describe_image: the detection
+lane's scale-aware FAST and the CPU lane of SURF, the descriptor SURF-ES computes on a device).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from .catalogue import Catalogue
+from .catalogue_index import merge_nearest, votes_of
+from .shard import Shard
+
+MAX_KEYPOINTS = 1500  # the query keypoints describe_image keeps (strongest first)
+
+
+def describe_image(data: bytes) -> Tuple[np.ndarray, np.ndarray]:
+    """Decodes an encoded image (JPEG, PNG: anything cv2.imdecode reads) to grey and describes it
+    → (keypoints M×5 float32 x, y, scale, angle, response in image pixels; descriptors M×64
+    float32 unit rows). Runs as a Dask task on a worker.
+
+    Raises ValueError when the bytes are not an image OpenCV decodes, or it is under 32×32 px."""
+    import cv2
+    import nft
+
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE) if data else None
+    if image is None:
+        raise ValueError("the body is not an image OpenCV decodes (JPEG or PNG expected)")
+    if min(image.shape[:2]) < 32:
+        raise ValueError(f"the image is {image.shape[1]}×{image.shape[0]} px: at least 32×32 expected")
+    keypoints = nft.FastDetector(max_keypoints=MAX_KEYPOINTS).detect(image)
+    descriptors, keypoints = nft.CpuSurf().describe(image, keypoints, return_keypoints=True)
+    return keypoints, descriptors
+
+
+@dataclasses.dataclass
+class Recognition:
+    """What recognize() found: target (its entry: id, name, width, height, width_m) or None;
+    homography 3×3 target working-image pixels → query pixels and quad 4×2 query pixels (None
+    when nothing is found); score = inliers / matches of the verified target; the shortlist
+    (target id, votes) and the time of each stage in ms."""
+
+    target: Optional[dict]
+    homography: Optional[list]
+    quad: Optional[list]
+    inliers: int
+    score: float
+    shortlist: List[Tuple[int, int]]
+    shard: Optional[dict]
+    time_ms: Dict[str, float]
+
+
+class Recognizer:
+    """Recognizer(client, catalogue): loads every shard of `catalogue` (a complete Catalogue) as
+    an actor on the client's cluster, shard s on worker s mod W (Dask's `workers=` placement), and
+    answers queries.
+
+    ratio:          Lowe's ratio test of the shortlist's votes and of verification.
+    max_candidates: shortlisted targets verified per query.
+    min_votes:      fewest votes for a target to be shortlisted.
+    Raises ValueError naming the shards a catalogue has not finished training, or RuntimeError
+    when the cluster has no workers."""
+
+    def __init__(self, client, catalogue: Catalogue, ratio: float = 0.8, max_candidates: int = 3,
+                 min_votes: int = 6) -> None:
+        missing = catalogue.missing_shards()
+        if missing:
+            raise ValueError(f"{catalogue.folder}: shards {missing} have not finished training "
+                             "(nft-recognition build DIR --resume, or wait for the Slurm array)")
+        workers = sorted(client.scheduler_info()["workers"])
+        if not workers:
+            raise RuntimeError("the Dask cluster has no workers")
+        self.client, self.catalogue = client, catalogue
+        self.ratio, self.max_candidates, self.min_votes = ratio, max_candidates, min_votes
+        futures = [client.submit(Shard, catalogue.shard_folder(s), actor=True, workers=[workers[s % len(workers)]],
+                                 allow_other_workers=False, pure=False) for s in range(catalogue.shards)]
+        self.shards = [f.result() for f in futures]
+        self._futures = futures  # the actors live as long as their futures
+        self._lock = threading.Lock()
+        self._owner: Dict[int, int] = {}
+        self._names: Dict[str, int] = {}
+        infos = self.info()
+        self._where = [i["where"] for i in infos]
+        self.dim = int(infos[0]["dim"])  # descriptor length D of every shard
+        if any(int(i["dim"]) != self.dim for i in infos):
+            raise ValueError(f"{catalogue.folder}: shards of different descriptor lengths {[i['dim'] for i in infos]}")
+        for s, actor in enumerate(self.shards):
+            for t in actor.entries().result():
+                self._owner[int(t["id"])] = s
+                self._names[t["name"]] = int(t["id"])
+
+    def info(self) -> List[dict]:
+        """Each shard's folder, where it is served (host:pid of the worker), targets and descriptors."""
+        return [f.result() for f in [a.info() for a in self.shards]]
+
+    def target_count(self) -> int:
+        """Targets in the catalogue now."""
+        return len(self._owner)
+
+    def recognize_image(self, data: bytes) -> Recognition:
+        """recognize() on an encoded frame, described by a task on a worker (describe_image).
+        Raises ValueError for bytes that are not an image."""
+        start = time.perf_counter()
+        keypoints, descriptors = self.client.submit(describe_image, data, pure=False).result()
+        r = self.recognize(keypoints, descriptors)
+        r.time_ms = dict(describe=(time.perf_counter() - start) * 1e3 - r.time_ms["total"], **r.time_ms)
+        r.time_ms["total"] = (time.perf_counter() - start) * 1e3
+        return r
+
+    def recognize(self, keypoints: np.ndarray, descriptors: np.ndarray) -> Recognition:
+        """Which target a query shows: keypoints M×2..5 float32 (x, y first, query pixels),
+        descriptors M×D float32 unit rows (SURF-64 of SURF-ES or nft.CpuSurf), row i for
+        keypoints[i]. Returns a Recognition (target None when none is verified)."""
+        start = time.perf_counter()
+        parts = [f.result() for f in [a.nearest(descriptors) for a in self.shards]]
+        votes = votes_of(merge_nearest(parts), self.max_candidates, self.ratio, self.min_votes)
+        shortlisted = time.perf_counter()
+        checks = []
+        for v in votes:
+            s = self._owner.get(v.target_id)
+            if s is not None:  # a target removed since the index answered is skipped
+                checks.append((v, s, self.shards[s].verify(v.target_id, keypoints, descriptors, self.ratio)))
+        best = None
+        for v, s, f in checks:
+            result = f.result()
+            if result["verified"] and (best is None or result["inliers"] > best[2]["inliers"]):
+                best = (v, s, result)
+        end = time.perf_counter()
+        time_ms = {"shortlist": (shortlisted - start) * 1e3, "verify": (end - shortlisted) * 1e3,
+                   "total": (end - start) * 1e3}
+        shortlist = [(v.target_id, v.votes) for v in votes]
+        if best is None:
+            return Recognition(None, None, None, 0, 0.0, shortlist, None, time_ms)
+        v, s, result = best
+        entry = self.shards[s].target(v.target_id).result()
+        target = {k: entry[k] for k in ("id", "name", "width", "height", "width_m")}
+        return Recognition(target, result["homography"], result["quad"], result["inliers"],
+                           result["inliers"] / max(result["matches"], 1), shortlist,
+                           {"shard": s, "where": self._where[s]}, time_ms)
+
+    def model_bytes(self, target_id: int) -> Optional[bytes]:
+        """The model file (.nftm) of a target, read by the worker that holds it; None when unknown."""
+        s = self._owner.get(int(target_id))
+        return None if s is None else self.shards[s].model_bytes(int(target_id)).result()
+
+    def target(self, target_id: int) -> Optional[dict]:
+        """A target's entry (id, name, width, height, width_m, keypoints), or None."""
+        s = self._owner.get(int(target_id))
+        if s is None:
+            return None
+        entry = self.shards[s].target(int(target_id)).result()
+        return {k: entry[k] for k in ("id", "name", "width", "height", "width_m", "keypoints")}
+
+    def add_target(self, name: str, image: np.ndarray, width_m: float = 0.0) -> dict:
+        """Adds a target to the live catalogue, on the shard with the fewest targets: trained on
+        that shard's worker, answered by the next query, written to the shard's files. Returns its
+        entry. Raises ValueError for a name already taken; nft.InputError for a plain image."""
+        with self._lock:
+            if name in self._names:
+                raise ValueError(f"name: '{name}' is already target {self._names[name]}")
+            target_id = max(self._owner, default=len(self.catalogue.entries)) + 1
+            target_id = max(target_id, len(self.catalogue.entries) + 1)
+            counts = [0] * len(self.shards)
+            for s in self._owner.values():
+                counts[s] += 1
+            s = int(np.argmin(counts))
+            entry = self.shards[s].add_target(target_id, name, image, width_m).result()
+            self._owner[target_id] = s
+            self._names[name] = target_id
+        return {k: entry[k] for k in ("id", "name", "width", "height", "width_m", "keypoints")}
+
+    def remove_target(self, target_id: int) -> bool:
+        """Removes a target from the live catalogue and its shard's files; False when unknown."""
+        with self._lock:
+            s = self._owner.pop(int(target_id), None)
+            if s is None:
+                return False
+            self._names = {n: i for n, i in self._names.items() if i != int(target_id)}
+            self.shards[s].remove_target(int(target_id)).result()
+        return True

@@ -1,0 +1,305 @@
+"""The catalogue recognition service end to end (service/, issue 48 items 1-2 and 5): a catalogue of
+ten of OpenCV's sample images built in two shards by two shard tasks, served by the one command
+`nft-recognition serve` on a Dask cluster of two worker processes (standing for two nodes), and
+asked over HTTP: frames (JPEG) and keypoints + descriptors, targets of both shards found with the
+homography of the known warp; the model downloaded and tracked by a Session as an app would;
+targets added to and removed from the live catalogue; tokens, size limits and malformed
+(fuzzed) payloads refused while the service keeps serving."""
+
+import base64
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import cv2
+import numpy as np
+import pytest
+
+from conftest import SOURCE_DIR
+
+sys.path.insert(0, str(SOURCE_DIR / "service"))
+
+try:
+    import distributed  # noqa: F401
+    import faiss  # noqa: F401
+    import fastapi  # noqa: F401
+    import httpx
+    import uvicorn  # noqa: F401
+except ImportError as e:
+    if os.environ.get("CI") == "true" or os.environ.get("NFT_REQUIRE_DATA") == "1":
+        raise
+    pytest.skip(f"the service's packages are missing ({e.name}): scripts/install-deps.sh service",
+                allow_module_level=True)
+
+import nft  # noqa: E402
+from nft_recognition.payload import pack  # noqa: E402
+
+SAMPLES = "/usr/share/doc/opencv-doc/examples/data"
+CATALOGUE = ["graf1.png", "box.png", "building.jpg", "baboon.jpg", "fruits.jpg", "butterfly.jpg", "home.jpg",
+             "HappyFish.jpg", "messi5.jpg", "aero1.jpg"]
+LAUNCHER = str(SOURCE_DIR / "service" / "nft-recognition")
+TOKEN = "test-token-0123456789abcdef"
+SCALE = float(os.environ.get("NFT_TEST_TIMEOUT_SCALE", "1"))
+QUAD = np.float32([[150, 90], [470, 70], [500, 400], [120, 380]])  # where a target is warped to in a view
+
+
+def sample(name):
+    path = os.path.join(SAMPLES, name)
+    if not os.path.exists(path):
+        pytest.fail(f"{path} is missing: install Debian's opencv-doc (scripts/install-deps.sh)")
+    return path
+
+
+def view_of(name, size=(640, 480)):
+    """The sample image `name` warped onto QUAD over leuvenA.jpg (a scene of none of them), grey."""
+    target = cv2.imread(sample(name), cv2.IMREAD_GRAYSCALE)
+    h, w = target.shape
+    H = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), QUAD)
+    bg = cv2.resize(cv2.imread(sample("leuvenA.jpg"), cv2.IMREAD_GRAYSCALE), size)
+    fg = cv2.warpPerspective(target, H, size)
+    mask = cv2.warpPerspective(np.full(target.shape, 255, np.uint8), H, size, flags=cv2.INTER_NEAREST)
+    return np.where(mask > 0, fg, bg)
+
+
+def jpeg(image):
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert ok
+    return data.tobytes()
+
+
+def features_body(image):
+    keypoints = nft.FastDetector(max_keypoints=1500).detect(image)
+    descriptors, keypoints = nft.CpuSurf().describe(image, keypoints, return_keypoints=True)
+    return json.dumps({"keypoints": pack(keypoints), "descriptors": pack(descriptors)}).encode()
+
+
+def env():
+    e = dict(os.environ)
+    e["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)  # the nft module of this build
+    return e
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def catalogue(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("catalogue")
+    with open(folder / "targets.txt", "w") as f:
+        f.write("# name image width_m\n")
+        for name in CATALOGUE:
+            f.write(f"{os.path.splitext(name)[0]} {sample(name)} 0.2\n")
+    out = folder / "cat"
+    run = subprocess.run([sys.executable, LAUNCHER, "build", str(folder / "targets.txt"), "--out", str(out),
+                          "--shards", "2", "--jobs", "2"], env=env(), capture_output=True, text=True,
+                         timeout=300 * SCALE)
+    assert run.returncode == 0, run.stderr
+    assert "10 targets trained, 0 skipped, 2/2 shards, complete" in run.stdout
+    return out
+
+
+@pytest.fixture(scope="module")
+def service(catalogue, tmp_path_factory):
+    """`nft-recognition serve` with two local Dask worker processes; stopped by its process id."""
+    token_file = tmp_path_factory.mktemp("token") / "token"
+    token_file.write_text(TOKEN + "\n")
+    port = free_port()
+    log = open(tmp_path_factory.mktemp("log") / "serve.log", "w+")
+    proc = subprocess.Popen([sys.executable, LAUNCHER, "serve", str(catalogue), "--port", str(port), "--workers", "2",
+                             "--token-file", str(token_file), "--max-upload-mb", "1"],
+                            env=env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120 * SCALE
+    try:
+        while True:
+            try:
+                if httpx.get(url + "/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                log.seek(0)
+                pytest.fail(f"the service did not start (exit {proc.poll()}):\n{log.read()[-3000:]}")
+            time.sleep(0.3)
+        yield httpx.Client(base_url=url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60 * SCALE), proc
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)  # the server and its worker processes
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        log.close()
+
+
+def corner_errors(answer):
+    return np.linalg.norm(np.array(answer["quad"]) - QUAD, axis=1)
+
+
+def test_the_shards_are_served_by_two_worker_processes(service):
+    client, proc = service
+    shards = client.get("/shards").json()
+    assert len(shards) == 2 and [s["targets"] for s in shards] == [5, 5]
+    where = {s["where"] for s in shards}
+    assert len(where) == 2, f"both shards in one worker: {shards}"
+    assert all(not w.endswith(f":{proc.pid}") for w in where), "a shard is in the front's process, not a worker's"
+
+
+@pytest.mark.parametrize("name, target_id, shard", [("home.jpg", 7, 0), ("graf1.png", 1, 0), ("box.png", 2, 1),
+                                                     ("fruits.jpg", 5, 0), ("butterfly.jpg", 6, 1)])
+def test_a_frame_is_recognised_on_the_shard_that_holds_its_target(service, name, target_id, shard):
+    client, _ = service
+    r = client.post("/recognize", content=jpeg(view_of(name)), headers={"Content-Type": "image/jpeg"})
+    assert r.status_code == 200, r.text
+    a = r.json()
+    assert a["found"] and a["target"]["id"] == target_id and a["target"]["name"] == os.path.splitext(name)[0], a
+    assert a["shard"]["shard"] == shard
+    assert a["shortlist"][0][0] == target_id
+    errors = corner_errors(a)
+    assert errors.max() < 5.0, f"{name}: corners {errors} px off the warp"
+    assert a["inliers"] >= 30 and 0 < a["score"] <= 1
+    assert set(a["time_ms"]) == {"describe", "shortlist", "verify", "total"}
+
+
+def test_keypoints_and_descriptors_are_recognised_as_the_frame_is(service):
+    client, _ = service
+    r = client.post("/recognize", content=features_body(view_of("building.jpg")),
+                    headers={"Content-Type": "application/json"})
+    assert r.status_code == 200, r.text
+    a = r.json()
+    assert a["found"] and a["target"]["id"] == 3 and a["shard"]["shard"] == 0
+    assert corner_errors(a).max() < 5.0
+    assert "describe" not in a["time_ms"]
+
+
+def test_a_scene_that_shows_no_target_finds_none(service):
+    client, _ = service
+    scene = cv2.resize(cv2.imread(sample("leuvenA.jpg"), cv2.IMREAD_GRAYSCALE), (640, 480))
+    a = client.post("/recognize", content=jpeg(scene), headers={"Content-Type": "image/jpeg"}).json()
+    assert a["found"] is False and a["target"] is None and a["quad"] is None
+
+
+def test_the_downloaded_model_is_what_a_session_tracks(service, tmp_path):
+    client, _ = service
+    r = client.get("/targets/7")
+    assert r.status_code == 200 and r.headers["x-target-name"] == "home"
+    path = tmp_path / "7.nftm"
+    path.write_bytes(r.content)
+    model = nft.load_target(str(path))
+    assert len(model.descriptors) == client.get("/targets/7/info").json()["keypoints"]
+    with nft.Session({"tracking": {"async_detection": "off"}}) as session:  # found on this frame
+        session.add_target(str(path), name="home")
+        view = cv2.cvtColor(view_of("home.jpg"), cv2.COLOR_GRAY2BGR)
+        found = [t for t in session.process(view).targets if t.found]
+        assert found and found[0].name == "home"
+        assert np.linalg.norm(np.array(found[0].corners) - QUAD, axis=1).max() < 5.0
+    (tmp_path / "junk.nftm").write_bytes(b"junk" * 10)
+    with pytest.raises(nft.InputError, match="junk.nftm"):
+        nft.load_target(str(tmp_path / "junk.nftm"))
+    assert client.get("/targets/99").status_code == 404
+    assert client.get("/targets/x").status_code == 404
+
+
+def test_a_target_added_live_is_found_and_a_removed_one_is_not(service, catalogue):
+    client, _ = service
+    image = cv2.imread(sample("pic1.png"), cv2.IMREAD_GRAYSCALE)
+    before = client.post("/recognize", content=jpeg(view_of("pic1.png")), headers={"Content-Type": "image/jpeg"}).json()
+    assert not before["found"]
+    r = client.post("/targets", params={"name": "pic1", "width_m": 0.1}, content=cv2.imencode(".png", image)[1].tobytes(),
+                    headers={"Content-Type": "image/png"})
+    assert r.status_code == 201, r.text
+    added = r.json()
+    assert added["id"] == 11 and added["model_url"] == "/targets/11"
+    assert client.post("/targets", params={"name": "pic1"}, content=cv2.imencode(".png", image)[1].tobytes()).status_code == 400
+    a = client.post("/recognize", content=jpeg(view_of("pic1.png")), headers={"Content-Type": "image/jpeg"}).json()
+    assert a["found"] and a["target"]["id"] == 11, a
+    assert corner_errors(a).max() < 5.0
+    # Written to its shard's files: a restarted service has it.
+    reports = [json.load(open(catalogue / f"shard-00{s}" / "targets.json")) for s in (0, 1)]
+    assert sum(t["name"] == "pic1" for r in reports for t in r["targets"]) == 1
+    assert client.delete("/targets/11").json() == {"removed": 11}
+    a = client.post("/recognize", content=jpeg(view_of("pic1.png")), headers={"Content-Type": "image/jpeg"}).json()
+    assert not a["found"]
+    assert client.delete("/targets/11").status_code == 404
+    assert client.get("/health").json()["targets"] == 10
+
+
+def test_a_token_is_required(service):
+    client, _ = service
+    url = str(client.base_url)
+    assert httpx.get(url + "/health").status_code == 200
+    assert httpx.get(url + "/shards").status_code == 401
+    r = httpx.post(url + "/recognize", content=jpeg(view_of("home.jpg")), headers={"Content-Type": "image/jpeg",
+                                                                                   "Authorization": "Bearer wrong"})
+    assert r.status_code == 401 and "token" in r.json()["error"]
+    assert httpx.get(url + "/targets/7").status_code == 401
+
+
+def test_bad_input_is_refused_with_a_clear_error_and_the_service_keeps_serving(service):
+    client, _ = service
+    post = lambda body, kind: client.post("/recognize", content=body, headers={"Content-Type": kind})  # noqa: E731
+    big = post(b"\xff" * (1 << 20 | 1), "image/jpeg")
+    assert big.status_code == 413 and "1048576" in big.json()["error"]
+    assert post(b"not an image", "image/jpeg").status_code == 400
+    assert post(jpeg(np.zeros((16, 16), np.uint8)), "image/jpeg").json()["error"].startswith("the image is 16×16")
+    assert post(b"{}", "text/plain").status_code == 415
+    valid = json.loads(features_body(view_of("home.jpg")))
+    k, d = valid["keypoints"], valid["descriptors"]
+    cases = {
+        "not json": b"{",
+        "a list": b"[1, 2]",
+        "no descriptors": json.dumps({"keypoints": k}).encode(),
+        "descriptors of 32": json.dumps({"keypoints": {"shape": [1, 5], "data": pack(np.zeros((1, 5)))["data"]},
+                                         "descriptors": pack(np.zeros((1, 32)))}).encode(),
+        "bad base64": json.dumps({"keypoints": k, "descriptors": dict(d, data="%%%")}).encode(),
+        "short data": json.dumps({"keypoints": k, "descriptors": dict(d, data=d["data"][:-8])}).encode(),
+        "rows differ": json.dumps({"keypoints": pack(np.zeros((3, 5))), "descriptors": pack(np.zeros((4, 64)))}).encode(),
+        "NaN": json.dumps({"keypoints": pack(np.full((2, 5), np.nan)), "descriptors": pack(np.zeros((2, 64)))}).encode(),
+        "too many": json.dumps({"keypoints": {"shape": [20000, 2], "data": ""}, "descriptors": d}).encode(),
+        "shape of strings": json.dumps({"keypoints": {"shape": ["a", 5], "data": ""}, "descriptors": d}).encode(),
+        "deep": b"[" * 100000 + b"]" * 100000,
+    }
+    for what, body in cases.items():
+        r = post(body, "application/json")
+        assert r.status_code == 400, f"{what}: {r.status_code} {r.text[:200]}"
+        assert r.json()["error"], what
+    # Fuzzed: random bytes of a valid payload changed; each answer a 200 or a 400, never a failure.
+    rng = random.Random(48)
+    body = bytearray(json.dumps(valid).encode())
+    for _ in range(40):
+        mutated = bytearray(body)
+        for _ in range(rng.randint(1, 8)):
+            mutated[rng.randrange(len(mutated))] = rng.randrange(256)
+        r = post(bytes(mutated), "application/json")
+        assert r.status_code in (200, 400), f"{r.status_code}: {r.text[:200]}"
+    a = post(bytes(body), "application/json").json()
+    assert a["found"] and a["target"]["id"] == 7
+
+
+def test_an_unfinished_catalogue_is_not_served_and_says_which_shards(tmp_path):
+    with open(tmp_path / "targets.txt", "w") as f:
+        f.write(f"home {sample('home.jpg')}\nbox {sample('box.png')}\n")
+    out = tmp_path / "cat"
+    from nft_recognition.catalogue import Catalogue, read_list
+    Catalogue.create(str(out), read_list(str(tmp_path / "targets.txt")), shards=2)
+    run = lambda *a: subprocess.run([sys.executable, LAUNCHER, *a], env=env(), capture_output=True, text=True,  # noqa: E731
+                                    timeout=120 * SCALE)
+    assert run("train-shard", str(out), "1").returncode == 0
+    status = run("status", str(out))
+    assert status.returncode == 3 and "shards [0] not trained yet" in status.stdout
+    serve = run("serve", str(out), "--port", str(free_port()), "--workers", "1", "--no-auth")
+    assert serve.returncode == 2 and "shards [0] have not finished training" in serve.stderr
+    again = run("build", str(tmp_path / "targets.txt"), "--out", str(out))
+    assert again.returncode == 2 and "a catalogue is already there" in again.stderr
+    public = run("serve", str(out), "--host", "0.0.0.0", "--no-auth")
+    assert public.returncode != 0 and "--no-auth is for localhost only" in public.stderr
+    resumed = run("build", "--resume", "--out", str(out))
+    assert resumed.returncode == 0 and "2 targets trained, 0 skipped, 2/2 shards, complete" in resumed.stdout
