@@ -15,7 +15,7 @@ of the same photograph (intersection over union at most 0.5: a crop at another s
 place is a different picture).
 
 Usage: scripts/make-distractors.py OUT_DIR [--count 1000] [--seed 1] [--data ../shared/data]
-                                   [--exclude FILE...] [--exclude-multi-target]
+                                   [--exclude FILE...] [--exclude-multi-target] [--max-overlap 0.5]
 Needs Debian's python3-opencv (scripts/install-deps.sh installs it), hence /usr/bin/python3.
 """
 import argparse
@@ -97,7 +97,12 @@ def main():
     parser.add_argument("--exclude-multi-target", action="store_true",
                         help="leave out the images of the multi-target synthetic sequence (nft_eval multi) and "
                              "the photographs showing its prints, which would otherwise also be crops in the database")
+    parser.add_argument("--max-overlap", type=float, default=0.5,
+                        help="largest intersection over union of two crops of one photograph (default 0.5; 0: "
+                             "disjoint crops, no content in two targets, as the catalogue benchmark wants)")
     args = parser.parse_args()
+    if not 0 <= args.max_overlap <= 1:
+        sys.exit(f"make-distractors: --max-overlap {args.max_overlap}: expected a value in [0, 1]")
     if args.count < 1:
         sys.exit("make-distractors: --count must be at least 1")
     excluded = set(args.exclude) | (set(MULTI_TARGET_IMAGES) if args.exclude_multi_target else set())
@@ -126,7 +131,7 @@ def main():
         side_h = rng.randint(160, min(512, h))
         x, y = rng.randint(0, w - side_w), rng.randint(0, h - side_h)
         rect = (x, y, side_w, side_h)
-        if any(overlap(rect, r) > 0.5 for r in taken[path]):
+        if any(overlap(rect, r) > args.max_overlap for r in taken[path]):
             continue
         crop = image[y:y + side_h, x:x + side_w]
         scale = min(1.0, 480.0 / max(side_w, side_h))

@@ -24,6 +24,7 @@ except ImportError as e:  # pragma: no cover - the message is what a user withou
                       "(scripts/install-deps.sh service)") from e
 
 ROWS_PER_TARGET = 1 << 16  # a target's descriptor rows: ids target_id · 2^16 + row
+DEFAULT_NPROBE = 16  # inverted lists searched per descriptor by an IVF index (set_nprobe())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,6 +113,7 @@ class CatalogueIndex:
         self._dim = dim
         self._index = faiss.IndexIDMap2(base)
         self._base = base  # kept alive with the map that wraps it
+        self.set_nprobe(DEFAULT_NPROBE)
         self._rows: Dict[int, int] = {}
 
     @property
@@ -248,7 +250,19 @@ class CatalogueIndex:
         for t in (ids // ROWS_PER_TARGET).tolist():
             rows[t] = rows.get(t, 0) + 1
         self._rows = rows
+        self.set_nprobe(DEFAULT_NPROBE)
         return self
+
+    def set_nprobe(self, nprobe: int) -> None:
+        """The inverted lists an IVF index searches per query descriptor (more: nearer to exact,
+        slower; FAISS's nprobe); no effect on an exact index. Raises ValueError for nprobe < 1."""
+        if nprobe < 1:
+            raise ValueError(f"nprobe: expected >= 1, got {nprobe}")
+        try:
+            ivf = faiss.extract_index_ivf(self._base)
+        except RuntimeError:
+            return  # not an IVF index
+        ivf.nprobe = int(min(nprobe, ivf.nlist))
 
     def _checked(self, a: Optional[np.ndarray], name: str) -> np.ndarray:
         a = np.asarray(a)

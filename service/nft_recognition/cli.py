@@ -120,7 +120,8 @@ def _serve(args) -> int:
         client = Client(cluster)
     try:
         start = time.monotonic()
-        recognizer = Recognizer(client, catalogue, max_candidates=args.candidates)
+        recognizer = Recognizer(client, catalogue, max_candidates=args.candidates, nprobe=args.nprobe,
+                                shortlist_descriptors=args.shortlist_descriptors)
         workers = len(client.scheduler_info()["workers"])
         print(f"nft-recognition: {recognizer.target_count()} targets in {catalogue.shards} shards on {workers} "
               f"workers, loaded in {time.monotonic() - start:.1f} s; serving http://{args.host}:{args.port}",
@@ -171,6 +172,9 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--no-auth", action="store_true", help="no token (allowed with a localhost --host only)")
     v.add_argument("--max-upload-mb", type=float, default=8.0, help="largest request body, MiB (default 8)")
     v.add_argument("--candidates", type=int, default=3, help="shortlisted targets verified per query (default 3)")
+    v.add_argument("--nprobe", type=int, default=16, help="inverted lists an IVF index searches (default 16)")
+    v.add_argument("--shortlist-descriptors", type=int, default=600,
+                   help="query descriptors (strongest first) that vote for the shortlist (default 600)")
     v.set_defaults(run=_serve)
     return p
 
@@ -179,9 +183,9 @@ def main(argv=None) -> int:
     args = parser().parse_args(argv)
     if args.command == "build" and not args.resume and not args.list:
         parser().error("build: a target LIST is needed (or --resume --out DIR)")
-    for name in ("shards", "jobs", "workers", "candidates"):
+    for name in ("shards", "jobs", "workers", "candidates", "nprobe", "shortlist_descriptors"):
         if getattr(args, name, 1) < 1:
-            parser().error(f"--{name}: expected >= 1, got {getattr(args, name)}")
+            parser().error(f"--{name.replace('_', '-')}: expected >= 1, got {getattr(args, name)}")
     try:
         return args.run(args)
     except (FileNotFoundError, ValueError, RuntimeError, OSError) as e:

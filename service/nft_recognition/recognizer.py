@@ -70,11 +70,14 @@ class Recognizer:
     ratio:          Lowe's ratio test of the shortlist's votes and of verification.
     max_candidates: shortlisted targets verified per query.
     min_votes:      fewest votes for a target to be shortlisted.
+    shortlist_descriptors: the query descriptors (the first: the strongest keypoints) that vote;
+                    verification uses them all. The index's cost grows with them.
+    nprobe:         inverted lists an IVF shard searches per descriptor.
     Raises ValueError naming the shards a catalogue has not finished training, or RuntimeError
     when the cluster has no workers."""
 
     def __init__(self, client, catalogue: Catalogue, ratio: float = 0.8, max_candidates: int = 3,
-                 min_votes: int = 6) -> None:
+                 min_votes: int = 6, shortlist_descriptors: int = 600, nprobe: int = 16) -> None:
         missing = catalogue.missing_shards()
         if missing:
             raise ValueError(f"{catalogue.folder}: shards {missing} have not finished training "
@@ -84,8 +87,10 @@ class Recognizer:
             raise RuntimeError("the Dask cluster has no workers")
         self.client, self.catalogue = client, catalogue
         self.ratio, self.max_candidates, self.min_votes = ratio, max_candidates, min_votes
-        futures = [client.submit(Shard, catalogue.shard_folder(s), actor=True, workers=[workers[s % len(workers)]],
-                                 allow_other_workers=False, pure=False) for s in range(catalogue.shards)]
+        self.shortlist_descriptors = shortlist_descriptors
+        futures = [client.submit(Shard, catalogue.shard_folder(s), nprobe, actor=True,
+                                 workers=[workers[s % len(workers)]], allow_other_workers=False, pure=False)
+                   for s in range(catalogue.shards)]
         self.shards = [f.result() for f in futures]
         self._futures = futures  # the actors live as long as their futures
         self._lock = threading.Lock()
@@ -124,7 +129,8 @@ class Recognizer:
         descriptors M×D float32 unit rows (SURF-64 of SURF-ES or nft.CpuSurf), row i for
         keypoints[i]. Returns a Recognition (target None when none is verified)."""
         start = time.perf_counter()
-        parts = [f.result() for f in [a.nearest(descriptors) for a in self.shards]]
+        voters = descriptors[:self.shortlist_descriptors]
+        parts = [f.result() for f in [a.nearest(voters) for a in self.shards]]
         votes = votes_of(merge_nearest(parts), self.max_candidates, self.ratio, self.min_votes)
         shortlisted = time.perf_counter()
         checks = []

@@ -22,18 +22,20 @@ from .verification import verify_target
 
 
 class Shard:
-    """Shard(folder): loads a shard written by build.train_shard() (targets.json, index.faiss,
-    models/*.nftm) and answers for its targets.
+    """Shard(folder, nprobe=16): loads a shard written by build.train_shard() (targets.json,
+    index.faiss, models/*.nftm) and answers for its targets; nprobe: the inverted lists an IVF
+    index searches per descriptor (CatalogueIndex.set_nprobe()).
 
     Raises FileNotFoundError or ValueError naming the file that is missing or malformed."""
 
-    def __init__(self, folder: str) -> None:
+    def __init__(self, folder: str, nprobe: int = 16) -> None:
         import nft  # the project's module (the worker's, not the front's)
 
         self._nft = nft
         self.folder = os.path.abspath(folder)
         self._report = read_json(os.path.join(self.folder, "targets.json"), "shard report")
         self.index = CatalogueIndex.load(os.path.join(self.folder, "index.faiss"))
+        self.index.set_nprobe(nprobe)
         self._targets: Dict[int, dict] = {}
         self._models: Dict[int, object] = {}
         for t in self._report.get("targets", []):

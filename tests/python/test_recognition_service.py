@@ -131,13 +131,24 @@ def service(catalogue, tmp_path_factory):
             time.sleep(0.3)
         yield httpx.Client(base_url=url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60 * SCALE), proc
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)  # the server and its worker processes
+        proc.send_signal(signal.SIGTERM)  # the server stops its Dask workers itself
         try:
-            proc.wait(timeout=30)
+            proc.wait(timeout=30 * SCALE)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+        log.seek(0)
+        output = log.read()
         log.close()
+        # Stopped cleanly, workers and all: nothing of the service's process group is left.
+        assert proc.returncode == 0 and "Traceback" not in output, output[-3000:]
+        deadline = time.monotonic() + 10 * SCALE  # multiprocessing's resource tracker exits last
+        while True:
+            left = subprocess.run(["pgrep", "-a", "-g", str(proc.pid)], capture_output=True, text=True).stdout
+            if not left or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert not left, f"processes of the service left running:\n{left}"
 
 
 def corner_errors(answer):
