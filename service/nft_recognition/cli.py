@@ -172,9 +172,9 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--no-auth", action="store_true", help="no token (allowed with a localhost --host only)")
     v.add_argument("--max-upload-mb", type=float, default=8.0, help="largest request body, MiB (default 8)")
     v.add_argument("--candidates", type=int, default=3, help="shortlisted targets verified per query (default 3)")
-    v.add_argument("--nprobe", type=int, default=16, help="inverted lists an IVF index searches (default 16)")
-    v.add_argument("--shortlist-descriptors", type=int, default=600,
-                   help="query descriptors (strongest first) that vote for the shortlist (default 600)")
+    v.add_argument("--nprobe", type=int, default=8, help="inverted lists an IVF index searches (default 8)")
+    v.add_argument("--shortlist-descriptors", type=int, default=1500,
+                   help="query descriptors (strongest first) that vote for the shortlist (default 1500)")
     v.set_defaults(run=_serve)
     return p
 

@@ -22,13 +22,13 @@ from .verification import verify_target
 
 
 class Shard:
-    """Shard(folder, nprobe=16): loads a shard written by build.train_shard() (targets.json,
+    """Shard(folder, nprobe=8): loads a shard written by build.train_shard() (targets.json,
     index.faiss, models/*.nftm) and answers for its targets; nprobe: the inverted lists an IVF
     index searches per descriptor (CatalogueIndex.set_nprobe()).
 
     Raises FileNotFoundError or ValueError naming the file that is missing or malformed."""
 
-    def __init__(self, folder: str, nprobe: int = 16) -> None:
+    def __init__(self, folder: str, nprobe: int = 8) -> None:
         import nft  # the project's module (the worker's, not the front's)
 
         self._nft = nft
