@@ -12,6 +12,8 @@ Session already computed. Pieces so far:
   job array).
 - shard / recognizer / http_api / cli: the service — shards as Dask actors on the cluster's
   workers, a FastAPI front, `nft-recognition serve DIR`.
+- client: RecognitionClient (the HTTP calls) and SessionRecognition (an nft.Session that asks the
+  service when it finds nothing of its own, off the camera thread, rate-limited).
 
 Nothing here is imported by the nft module: an app that does not use the service needs none of
 its dependencies (Debian's python3-faiss; scripts/install-deps.sh service).

@@ -314,3 +314,56 @@ def test_an_unfinished_catalogue_is_not_served_and_says_which_shards(tmp_path):
     assert public.returncode != 0 and "--no-auth is for localhost only" in public.stderr
     resumed = run("build", "--resume", "--out", str(out))
     assert resumed.returncode == 0 and "2 targets trained, 0 skipped, 2/2 shards, complete" in resumed.stdout
+
+
+def test_a_session_asks_the_service_only_when_it_finds_nothing_and_tracks_the_answer(service, tmp_path):
+    """The Python client (nft_recognition.client): a Session with none of the catalogue's targets
+    is shown a view of home.jpg; the service is asked off the camera thread, the model comes back
+    and is tracked by the Session within 5 px; once found, nothing more is asked; requests are at
+    most one per min_interval_s; a refused request is reported, not raised."""
+    from nft_recognition.client import RecognitionClient, RecognitionError, SessionRecognition
+
+    client, _ = service
+    rc = RecognitionClient(str(client.base_url), token=TOKEN, timeout_s=60 * SCALE)
+    view = cv2.cvtColor(view_of("home.jpg"), cv2.COLOR_GRAY2BGR)
+    with nft.Session({"tracking": {"async_detection": "off"}}) as session:
+        sr = SessionRecognition(session, rc, str(tmp_path / "models"), min_interval_s=0.0)
+        found_at = None
+        for i in range(200):
+            result = sr.process(view)
+            if any(t.found for t in result.targets):
+                found_at = i
+                break
+            time.sleep(0.02)
+        assert found_at is not None, f"never found; errors {sr.errors}"
+        t = [t for t in result.targets if t.found][0]
+        assert t.name == "home" and 7 in sr.added
+        assert np.linalg.norm(np.array(t.corners) - QUAD, axis=1).max() < 5.0
+        asked = sr.requests
+        for _ in range(5):
+            sr.process(view)
+        assert sr.requests == asked, "asked the service while a target was found"
+        sr.close()
+    # The rate limit: a scene of none for ~1 s with min_interval_s 0.5 asks at most 3 times.
+    scene = cv2.resize(cv2.imread(sample("leuvenA.jpg")), (640, 480))
+    with nft.Session({"tracking": {"async_detection": "off"}}) as session:
+        sr = SessionRecognition(session, rc, str(tmp_path / "models"), min_interval_s=0.5)
+        start = time.monotonic()
+        while time.monotonic() - start < 1.0:
+            sr.process(scene)
+            time.sleep(0.01)
+        sr.close()
+        assert 1 <= sr.requests <= 3 and not sr.added
+    # A wrong token: the error is kept for the app, the Session goes on.
+    bad = RecognitionClient(str(client.base_url), token="wrong-token-0123456789")
+    with nft.Session({"tracking": {"async_detection": "off"}}) as session:
+        sr = SessionRecognition(session, bad, str(tmp_path / "models"), min_interval_s=0.0)
+        for _ in range(50):
+            sr.process(view)
+            if sr.errors:
+                break
+            time.sleep(0.05)
+        sr.close()
+        assert sr.errors and isinstance(sr.errors[0], RecognitionError) and "401" in str(sr.errors[0])
+    with pytest.raises(RecognitionError, match="404"):
+        rc.download_model(99, str(tmp_path / "models"))
