@@ -107,11 +107,10 @@ def render_view(target, background, rng):
 
 
 def features(image):
-    import nft
+    from nft_recognition.features import describe
     from nft_recognition.payload import pack
 
-    keypoints = nft.FastDetector(max_keypoints=1500).detect(image)
-    descriptors, keypoints = nft.CpuSurf().describe(image, keypoints, return_keypoints=True)
+    keypoints, descriptors = describe(image)
     return json.dumps({"keypoints": pack(keypoints), "descriptors": pack(descriptors)}).encode()
 
 
@@ -166,6 +165,7 @@ def main():
                        check=True)
     build_s = build(args, crops, catalogue)
     from nft_recognition.catalogue import Catalogue
+    from nft_recognition.client import RecognitionClient, RecognitionError
 
     cat = Catalogue(catalogue)
     reports = [cat.shard_report(s) for s in range(cat.shards)]
@@ -190,16 +190,10 @@ def main():
                                str(args.workers), "--no-auth"], start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 600
-        while True:
-            try:
-                if httpx.get(url + "/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if server.poll() is not None or time.monotonic() > deadline:
-                sys.exit("bench-catalogue: the service did not start")
-            time.sleep(0.5)
+        try:
+            RecognitionClient(url).wait_ready(600, server)
+        except RecognitionError as e:
+            sys.exit(f"bench-catalogue: {e}")
         client = httpx.Client(base_url=url, timeout=120)
         shards = client.get("/shards").json()
         backgrounds = clip_frames(args.data, args.queries + args.negatives, rng)

@@ -17,7 +17,7 @@ from typing import List, Optional
 
 import numpy as np
 
-from .catalogue import Catalogue, write_json
+from .catalogue import Catalogue, model_file, trained_entry, write_json
 from .catalogue_index import CatalogueIndex
 
 # The command that runs one shard task: this package's launcher (service/nft-recognition).
@@ -45,11 +45,8 @@ def train_shard(catalogue: Catalogue, shard: int, progress=None) -> dict:
         except (nft.InputError, FileNotFoundError) as e:
             skipped.append({"id": target_id, "name": entry.name, "image": entry.image, "error": str(e)})
         else:
-            model = os.path.join("models", f"{target_id}.nftm")
-            t.save(os.path.join(folder, model))
-            h, w = t.image.shape[:2]
-            trained.append({"id": target_id, "name": entry.name, "model": model, "width": w, "height": h,
-                            "keypoints": int(len(t.descriptors)), "width_m": t.width_m})
+            t.save(os.path.join(folder, model_file(target_id)))
+            trained.append(trained_entry(target_id, entry.name, t))
             descriptors.append((target_id, t.descriptors))
         if progress:
             progress(done, len(entries), entry.name)
@@ -65,11 +62,11 @@ def train_shard(catalogue: Catalogue, shard: int, progress=None) -> dict:
     return report
 
 
-def build_local(catalogue: Catalogue, jobs: int = 1, shards: Optional[List[int]] = None) -> List[int]:
-    """Trains the shards (default: those not finished yet) on this machine, `jobs` shard tasks at a
-    time, each a process of the launcher (`nft-recognition train-shard`) as a Slurm array task
-    would be; returns the shards that failed (their task's output is passed through)."""
-    todo = catalogue.missing_shards() if shards is None else list(shards)
+def build_local(catalogue: Catalogue, jobs: int = 1) -> List[int]:
+    """Trains the shards not finished yet on this machine, `jobs` shard tasks at a time, each a
+    process of the launcher (`nft-recognition train-shard`) as a Slurm array task would be;
+    returns the shards that failed (their task's output is passed through)."""
+    todo = catalogue.missing_shards()
     running, failed = [], []
     while todo or running:
         while todo and len(running) < max(jobs, 1):
@@ -88,7 +85,7 @@ def slurm_script(catalogue: Catalogue, partition: Optional[str], time_limit: str
                  shards: List[int]) -> str:
     """The sbatch script of the array: task SLURM_ARRAY_TASK_ID trains that shard; its log is
     DIR/slurm/shard-%a.log."""
-    lines = ["#!/bin/bash", f"#SBATCH --job-name=nft-catalogue",
+    lines = ["#!/bin/bash", "#SBATCH --job-name=nft-catalogue",
              f"#SBATCH --array={','.join(str(s) for s in shards)}",
              f"#SBATCH --cpus-per-task={cpus}", f"#SBATCH --time={time_limit}",
              f"#SBATCH --output={os.path.join(catalogue.folder, 'slurm', 'shard-%a.log')}"]
@@ -96,8 +93,10 @@ def slurm_script(catalogue: Catalogue, partition: Optional[str], time_limit: str
         lines.append(f"#SBATCH --partition={partition}")
     # The task finds the nft module and this package as the submitting shell did.
     path = os.environ.get("PYTHONPATH", "")
-    lines += ["set -euo pipefail", f"export PYTHONPATH={shlex.quote(path)}" if path else ":",
-              f"exec {shlex.quote(sys.executable)} {shlex.quote(LAUNCHER)} train-shard "
+    lines.append("set -euo pipefail")
+    if path:
+        lines.append(f"export PYTHONPATH={shlex.quote(path)}")
+    lines += [f"exec {shlex.quote(sys.executable)} {shlex.quote(LAUNCHER)} train-shard "
               f"{shlex.quote(catalogue.folder)} \"$SLURM_ARRAY_TASK_ID\""]
     return "\n".join(lines) + "\n"
 

@@ -102,6 +102,20 @@ def read_list(path: str) -> List[Entry]:
     return entries
 
 
+def model_file(target_id: int) -> str:
+    """Where a target's model is, relative to its shard's folder: models/ID.nftm."""
+    return os.path.join("models", f"{int(target_id)}.nftm")
+
+
+def trained_entry(target_id: int, name: str, trained) -> dict:
+    """A shard's entry (targets.json) of a target trained by nft.train_target() (`trained`, an
+    nft.TrainedTarget): id, name, model file, working-image width and height (pixels), keypoints,
+    width_m (metres)."""
+    h, w = trained.image.shape[:2]
+    return {"id": int(target_id), "name": name, "model": model_file(target_id), "width": w, "height": h,
+            "keypoints": int(len(trained.descriptors)), "width_m": trained.width_m}
+
+
 def shard_name(shard: int) -> str:
     """The folder of shard `shard` (from 0): shard-000, shard-001, ..."""
     return f"shard-{shard:03d}"

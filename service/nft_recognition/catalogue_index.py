@@ -24,7 +24,7 @@ except ImportError as e:  # pragma: no cover - the message is what a user withou
                       "(scripts/install-deps.sh service)") from e
 
 ROWS_PER_TARGET = 1 << 16  # a target's descriptor rows: ids target_id · 2^16 + row
-DEFAULT_NPROBE = 16  # inverted lists searched per descriptor by an IVF index (set_nprobe())
+DEFAULT_NPROBE = 8  # inverted lists searched per descriptor by an IVF index (set_nprobe())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -245,11 +245,10 @@ class CatalogueIndex:
         self._dim = int(index.d)
         self._index = index
         self._base = faiss.downcast_index(index.index)
-        ids = faiss.vector_to_array(index.id_map).astype(np.int64)
-        rows: Dict[int, int] = {}
-        for t in (ids // ROWS_PER_TARGET).tolist():
-            rows[t] = rows.get(t, 0) + 1
-        self._rows = rows
+        targets = faiss.vector_to_array(index.id_map).astype(np.int64) // ROWS_PER_TARGET
+        ids, first, counts = np.unique(targets, return_index=True, return_counts=True)
+        order = np.argsort(first)  # the order they were added in
+        self._rows = {int(t): int(n) for t, n in zip(ids[order], counts[order])}
         self.set_nprobe(DEFAULT_NPROBE)
         return self
 

@@ -17,6 +17,7 @@ import sys
 import time
 
 from .catalogue import Catalogue, read_list
+from .catalogue_index import DEFAULT_NPROBE
 
 SERVICE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LOCALHOST = ("127.0.0.1", "localhost", "::1")
@@ -172,7 +173,8 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--no-auth", action="store_true", help="no token (allowed with a localhost --host only)")
     v.add_argument("--max-upload-mb", type=float, default=8.0, help="largest request body, MiB (default 8)")
     v.add_argument("--candidates", type=int, default=3, help="shortlisted targets verified per query (default 3)")
-    v.add_argument("--nprobe", type=int, default=8, help="inverted lists an IVF index searches (default 8)")
+    v.add_argument("--nprobe", type=int, default=DEFAULT_NPROBE,
+                   help=f"inverted lists an IVF index searches (default {DEFAULT_NPROBE})")
     v.add_argument("--shortlist-descriptors", type=int, default=1500,
                    help="query descriptors (strongest first) that vote for the shortlist (default 1500)")
     v.set_defaults(run=_serve)

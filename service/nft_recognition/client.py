@@ -22,6 +22,7 @@ from typing import Optional
 
 import numpy as np
 
+from .features import describe
 from .payload import pack
 
 
@@ -78,20 +79,26 @@ class RecognitionClient:
         os.replace(tmp, path)
         return path
 
+    def wait_ready(self, timeout_s: float, process=None) -> None:
+        """Waits until GET /health answers 200, polling; `process` (a subprocess.Popen of
+        `nft-recognition serve`, or None) stops the wait when it exits.
+
+        Raises RecognitionError when the time is up or the process has exited."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                if self._http.get("/health", timeout=2).status_code == 200:
+                    return
+            except self._errors:
+                pass
+            if process is not None and process.poll() is not None:
+                raise RecognitionError(f"the service exited ({process.returncode}) before answering /health")
+            if time.monotonic() > deadline:
+                raise RecognitionError(f"the service did not answer /health within {timeout_s:.0f} s")
+            time.sleep(0.3)
+
     def close(self) -> None:
         self._http.close()
-
-
-def describe_frame(frame: np.ndarray):
-    """The frame's keypoints and descriptors as the service expects them (the detection lane's
-    FAST and the CPU lane of SURF): (M×5 float32, M×64 float32). frame: H×W grey or H×W×3 BGR uint8."""
-    import cv2
-    import nft
-
-    gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    keypoints = nft.FastDetector(max_keypoints=1500).detect(gray)
-    descriptors, keypoints = nft.CpuSurf().describe(gray, keypoints, return_keypoints=True)
-    return keypoints, descriptors
 
 
 class SessionRecognition:
@@ -122,7 +129,7 @@ class SessionRecognition:
         self._last = -float("inf")
 
     def _ask(self, frame: np.ndarray):
-        keypoints, descriptors = describe_frame(frame)
+        keypoints, descriptors = describe(frame)
         answer = self.client.recognize(keypoints, descriptors)
         if not answer.get("found") or answer["target"]["id"] in self.added:
             return None

@@ -24,13 +24,12 @@ import dataclasses
 import secrets
 from typing import Optional
 
-import cv2
-import numpy as np
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from .payload import PayloadError, parse_features
+from .features import decode_gray
+from .payload import parse_features
 
 IMAGE_TYPES = ("image/jpeg", "image/png")
 
@@ -101,19 +100,17 @@ def create_app(recognizer, token: Optional[str], max_bytes: int = 8 << 20) -> Fa
             answer["target"]["model_url"] = f"/targets/{r.target['id']}"
         return answer
 
-    async def entry_of(text: str) -> tuple:
-        """(id, entry) of the target a path names; 404 naming it when there is none."""
-        i = int(text) if text.isdigit() else -1
-        entry = await run_in_threadpool(recognizer.target, i) if i >= 0 else None
-        if entry is None:
-            raise HTTPException(404, f"target '{text}' is not in the catalogue (ids are integers >= 1)")
-        return i, entry
+    def unknown(text: str) -> HTTPException:
+        return HTTPException(404, f"target '{text}' is not in the catalogue (ids are integers >= 1)")
 
     @app.get("/targets/{target_id}")
     async def model(target_id: str, request: Request):
         authorise(request)
-        i, entry = await entry_of(target_id)
-        data = await run_in_threadpool(recognizer.model_bytes, i)
+        found = await run_in_threadpool(recognizer.model, int(target_id)) if target_id.isdigit() else None
+        if found is None:
+            raise unknown(target_id)
+        entry, data = found
+        i = entry["id"]
         name = entry["name"].encode("ascii", "replace").decode()
         return Response(data, media_type="application/octet-stream",
                         headers={"X-Target-Name": name, "Content-Disposition": f'attachment; filename="{i}.nftm"'})
@@ -121,7 +118,10 @@ def create_app(recognizer, token: Optional[str], max_bytes: int = 8 << 20) -> Fa
     @app.get("/targets/{target_id}/info")
     async def target_info(target_id: str, request: Request):
         authorise(request)
-        return (await entry_of(target_id))[1]
+        entry = await run_in_threadpool(recognizer.target, int(target_id)) if target_id.isdigit() else None
+        if entry is None:
+            raise unknown(target_id)
+        return entry
 
     @app.post("/targets")
     async def add(request: Request, name: str, width_m: float = 0.0):
@@ -131,25 +131,17 @@ def create_app(recognizer, token: Optional[str], max_bytes: int = 8 << 20) -> Fa
         if not width_m >= 0:
             raise HTTPException(400, f"width_m: expected a width in metres >= 0, got {width_m}")
         body = await body_of(request)
-        image = cv2.imdecode(np.frombuffer(body, np.uint8), cv2.IMREAD_GRAYSCALE) if body else None
-        if image is None:
-            raise HTTPException(400, "the body is not an image OpenCV decodes (JPEG or PNG expected)")
         try:
-            entry = await run_in_threadpool(recognizer.add_target, name, image, width_m)
-        except ValueError as e:
-            raise HTTPException(400, str(e)) from None
-        except Exception as e:  # nft.InputError: too plain an image to train
-            if type(e).__name__ != "InputError":
-                raise
+            entry = await run_in_threadpool(recognizer.add_target, name, decode_gray(body), width_m)
+        except ValueError as e:  # not an image, a name taken, an image too plain to train
             raise HTTPException(400, str(e)) from None
         return JSONResponse(dict(entry, model_url=f"/targets/{entry['id']}"), status_code=201)
 
     @app.delete("/targets/{target_id}")
     async def remove(target_id: str, request: Request):
         authorise(request)
-        i, _ = await entry_of(target_id)
-        if not await run_in_threadpool(recognizer.remove_target, i):  # removed meanwhile
-            raise HTTPException(404, f"target '{target_id}' is not in the catalogue")
-        return {"removed": i}
+        if not (target_id.isdigit() and await run_in_threadpool(recognizer.remove_target, int(target_id))):
+            raise unknown(target_id)
+        return {"removed": int(target_id)}
 
     return app

@@ -20,7 +20,7 @@ from typing import Tuple
 
 import numpy as np
 
-MAX_KEYPOINTS = 10000
+MAX_ROWS = 10000
 
 
 class PayloadError(ValueError):
@@ -35,8 +35,8 @@ def _array(value, field: str, columns: Tuple[int, ...]) -> np.ndarray:
             raise PayloadError(f"{field}.shape: expected [rows, columns] of integers >= 0, got {shape!r}")
         if not isinstance(data, str):
             raise PayloadError(f"{field}.data: expected a base64 string of little-endian float32")
-        if shape[0] > MAX_KEYPOINTS:
-            raise PayloadError(f"{field}: {shape[0]} rows, at most {MAX_KEYPOINTS}")
+        if shape[0] > MAX_ROWS:
+            raise PayloadError(f"{field}: {shape[0]} rows, at most {MAX_ROWS}")
         try:
             raw = base64.b64decode(data, validate=True)
         except (binascii.Error, ValueError) as e:
@@ -45,8 +45,8 @@ def _array(value, field: str, columns: Tuple[int, ...]) -> np.ndarray:
             raise PayloadError(f"{field}.data: {len(raw)} bytes, shape {shape} needs {shape[0] * shape[1] * 4}")
         a = np.frombuffer(raw, dtype="<f4").reshape(shape).astype(np.float32)
     elif isinstance(value, list):
-        if len(value) > MAX_KEYPOINTS:
-            raise PayloadError(f"{field}: {len(value)} rows, at most {MAX_KEYPOINTS}")
+        if len(value) > MAX_ROWS:
+            raise PayloadError(f"{field}: {len(value)} rows, at most {MAX_ROWS}")
         try:
             a = np.array(value, dtype=np.float32)
         except (TypeError, ValueError) as e:
@@ -67,7 +67,7 @@ def parse_features(body: bytes, dim: int) -> Tuple[np.ndarray, np.ndarray]:
 
     Raises PayloadError naming the field for a body that is not a JSON object, a missing field,
     a wrong shape, bad base64, a byte count that does not match the shape, non-finite values,
-    more than MAX_KEYPOINTS rows, or different row counts."""
+    more than MAX_ROWS rows, or different row counts."""
     try:
         value = json.loads(body)
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:

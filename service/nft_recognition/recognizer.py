@@ -6,8 +6,7 @@ routes or schedules work of its own.
     query keypoints + descriptors ──► every shard: nearest() ──► merge_nearest() ──► votes_of()
         ──► the shortlisted targets' shards: verify() ──► the verified target with most inliers
 
-A JPEG or PNG frame is described first by a task on any worker (describe_image: the detection
-lane's scale-aware FAST and the CPU lane of SURF, the descriptor SURF-ES computes on a device).
+A JPEG or PNG frame is described first by a task on any worker (features.describe_image).
 """
 
 from __future__ import annotations
@@ -20,34 +19,14 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from .catalogue import Catalogue
-from .catalogue_index import merge_nearest, votes_of
+from .catalogue_index import DEFAULT_NPROBE, merge_nearest, votes_of
+from .features import describe_image
 from .shard import Shard
-
-MAX_KEYPOINTS = 1500  # the query keypoints describe_image keeps (strongest first)
-
-
-def describe_image(data: bytes) -> Tuple[np.ndarray, np.ndarray]:
-    """Decodes an encoded image (JPEG, PNG: anything cv2.imdecode reads) to grey and describes it
-    → (keypoints M×5 float32 x, y, scale, angle, response in image pixels; descriptors M×64
-    float32 unit rows). Runs as a Dask task on a worker.
-
-    Raises ValueError when the bytes are not an image OpenCV decodes, or it is under 32×32 px."""
-    import cv2
-    import nft
-
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE) if data else None
-    if image is None:
-        raise ValueError("the body is not an image OpenCV decodes (JPEG or PNG expected)")
-    if min(image.shape[:2]) < 32:
-        raise ValueError(f"the image is {image.shape[1]}×{image.shape[0]} px: at least 32×32 expected")
-    keypoints = nft.FastDetector(max_keypoints=MAX_KEYPOINTS).detect(image)
-    descriptors, keypoints = nft.CpuSurf().describe(image, keypoints, return_keypoints=True)
-    return keypoints, descriptors
 
 
 @dataclasses.dataclass
 class Recognition:
-    """What recognize() found: target (its entry: id, name, width, height, width_m) or None;
+    """What recognize() found: target (its entry: id, name, width, height, width_m, keypoints) or None;
     homography 3×3 target working-image pixels → query pixels and quad 4×2 query pixels (None
     when nothing is found); score = inliers / matches of the verified target; the shortlist
     (target id, votes) and the time of each stage in ms."""
@@ -82,7 +61,7 @@ class Recognizer:
     when the cluster has no workers."""
 
     def __init__(self, client, catalogue: Catalogue, ratio: float = 0.8, max_candidates: int = 3,
-                 min_votes: int = 3, shortlist_descriptors: int = 1500, nprobe: int = 8,
+                 min_votes: int = 3, shortlist_descriptors: int = 1500, nprobe: int = DEFAULT_NPROBE,
                  shortlist_ratio: float = 1.0) -> None:
         missing = catalogue.missing_shards()
         if missing:
@@ -121,7 +100,7 @@ class Recognizer:
         return len(self._owner)
 
     def recognize_image(self, data: bytes) -> Recognition:
-        """recognize() on an encoded frame, described by a task on a worker (describe_image).
+        """recognize() on an encoded frame, described by a task on a worker (features.describe_image).
         Raises ValueError for bytes that are not an image."""
         start = time.perf_counter()
         keypoints, descriptors = self.client.submit(describe_image, data, pure=False).result()
@@ -156,24 +135,20 @@ class Recognizer:
         if best is None:
             return Recognition(None, None, None, 0, 0.0, shortlist, None, time_ms)
         v, s, result = best
-        entry = self.shards[s].target(v.target_id).result()
-        target = {k: entry[k] for k in ("id", "name", "width", "height", "width_m")}
-        return Recognition(target, result["homography"], result["quad"], result["inliers"],
+        return Recognition(result["target"], result["homography"], result["quad"], result["inliers"],
                            result["inliers"] / max(result["matches"], 1), shortlist,
                            {"shard": s, "where": self._where[s]}, time_ms)
 
-    def model_bytes(self, target_id: int) -> Optional[bytes]:
-        """The model file (.nftm) of a target, read by the worker that holds it; None when unknown."""
+    def model(self, target_id: int) -> Optional[Tuple[dict, bytes]]:
+        """A target's entry and its model file (.nftm) as bytes, read by the worker that holds it;
+        None when unknown."""
         s = self._owner.get(int(target_id))
-        return None if s is None else self.shards[s].model_bytes(int(target_id)).result()
+        return None if s is None else self.shards[s].model(int(target_id)).result()
 
     def target(self, target_id: int) -> Optional[dict]:
         """A target's entry (id, name, width, height, width_m, keypoints), or None."""
         s = self._owner.get(int(target_id))
-        if s is None:
-            return None
-        entry = self.shards[s].target(int(target_id)).result()
-        return {k: entry[k] for k in ("id", "name", "width", "height", "width_m", "keypoints")}
+        return None if s is None else self.shards[s].target(int(target_id)).result()
 
     def add_target(self, name: str, image: np.ndarray, width_m: float = 0.0) -> dict:
         """Adds a target to the live catalogue, on the shard with the fewest targets: trained on
@@ -182,8 +157,7 @@ class Recognizer:
         with self._lock:
             if name in self._names:
                 raise ValueError(f"name: '{name}' is already target {self._names[name]}")
-            target_id = max(self._owner, default=len(self.catalogue.entries)) + 1
-            target_id = max(target_id, len(self.catalogue.entries) + 1)
+            target_id = max([len(self.catalogue.entries), *self._owner]) + 1
             counts = [0] * len(self.shards)
             for s in self._owner.values():
                 counts[s] += 1
@@ -191,7 +165,7 @@ class Recognizer:
             entry = self.shards[s].add_target(target_id, name, image, width_m).result()
             self._owner[target_id] = s
             self._names[name] = target_id
-        return {k: entry[k] for k in ("id", "name", "width", "height", "width_m", "keypoints")}
+        return entry
 
     def remove_target(self, target_id: int) -> bool:
         """Removes a target from the live catalogue and its shard's files; False when unknown."""
@@ -199,6 +173,5 @@ class Recognizer:
             s = self._owner.pop(int(target_id), None)
             if s is None:
                 return False
-            self._names = {n: i for n, i in self._names.items() if i != int(target_id)}
-            self.shards[s].remove_target(int(target_id)).result()
+            del self._names[self.shards[s].remove_target(int(target_id)).result()["name"]]
         return True

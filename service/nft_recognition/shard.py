@@ -12,23 +12,31 @@ from __future__ import annotations
 import os
 import socket
 import time
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from .catalogue import read_json, write_json
-from .catalogue_index import CatalogueIndex, Nearest
+from .catalogue import read_json, trained_entry, write_json
+from .catalogue_index import DEFAULT_NPROBE, CatalogueIndex, Nearest
 from .verification import verify_target
+
+PUBLIC_FIELDS = ("id", "name", "width", "height", "width_m", "keypoints")
+
+
+def public_entry(entry: dict) -> dict:
+    """What clients see of a target's entry: id, name, working-image width and height (pixels),
+    width_m (metres) and keypoints; not where its files are."""
+    return {k: entry[k] for k in PUBLIC_FIELDS}
 
 
 class Shard:
-    """Shard(folder, nprobe=8): loads a shard written by build.train_shard() (targets.json,
+    """Shard(folder, nprobe=DEFAULT_NPROBE): loads a shard written by build.train_shard() (targets.json,
     index.faiss, models/*.nftm) and answers for its targets; nprobe: the inverted lists an IVF
     index searches per descriptor (CatalogueIndex.set_nprobe()).
 
     Raises FileNotFoundError or ValueError naming the file that is missing or malformed."""
 
-    def __init__(self, folder: str, nprobe: int = 8) -> None:
+    def __init__(self, folder: str, nprobe: int = DEFAULT_NPROBE) -> None:
         import nft  # the project's module (the worker's, not the front's)
 
         self._nft = nft
@@ -56,19 +64,19 @@ class Shard:
         """Every target entry of this shard (id, name, model file, size)."""
         return list(self._targets.values())
 
-    def model_bytes(self, target_id: int) -> bytes:
-        """The model file (.nftm) of a target of this shard, as bytes: what an app downloads.
-        Raises KeyError for a target not in this shard."""
+    def model(self, target_id: int) -> Optional[Tuple[dict, bytes]]:
+        """A target's public entry and its model file (.nftm) as bytes: what an app downloads;
+        None for a target not in this shard."""
         t = self._targets.get(int(target_id))
         if t is None:
-            raise KeyError(f"target {target_id} is not in {self.folder}")
+            return None
         with open(os.path.join(self.folder, t["model"]), "rb") as f:
-            return f.read()
+            return public_entry(t), f.read()
 
     def target(self, target_id: int) -> Optional[dict]:
-        """The entry of a target of this shard (id, name, model file, size), or None."""
+        """The public entry of a target of this shard (public_entry()), or None."""
         t = self._targets.get(int(target_id))
-        return dict(t, model_path=os.path.join(self.folder, t["model"])) if t else None
+        return public_entry(t) if t else None
 
     def nearest(self, descriptors: np.ndarray, neighbours: int = 8) -> Nearest:
         """CatalogueIndex.nearest() over this shard's targets (M×D float32 query descriptors)."""
@@ -78,7 +86,7 @@ class Shard:
                min_inliers: int = 15) -> dict:
         """Verifies target `target_id` of this shard in a query (M×2..5 float32 keypoints, query
         pixels; M×D float32 descriptors) with verification.verify_target(); returns verified,
-        inliers, matches, homography (3×3, target working-image pixels → query pixels), quad
+        inliers, matches, the target's public entry, homography (3×3, target working-image pixels → query pixels), quad
         (4×2) and the time in ms. Raises KeyError for a target not in this shard."""
         start = time.perf_counter()
         model = self._models.get(int(target_id))
@@ -90,6 +98,7 @@ class Shard:
         v = verify_target(self._matcher, model.keypoints, model.descriptors, (w, h), keypoints, descriptors,
                           ratio=ratio, min_inliers=min_inliers)
         return {"verified": v.verified, "inliers": v.inliers, "matches": v.matches,
+                "target": public_entry(self._targets[int(target_id)]),
                 "homography": None if v.homography is None else v.homography.tolist(),
                 "quad": None if v.quad is None else v.quad.tolist(),
                 "ms": (time.perf_counter() - start) * 1e3}
@@ -97,28 +106,29 @@ class Shard:
     def add_target(self, target_id: int, name: str, image: np.ndarray, width_m: float = 0.0) -> dict:
         """Trains `image` (H×W uint8 grey) as target `target_id` named `name`, adds it to the index
         at once and writes its model, index.faiss and targets.json (each renamed into place), so a
-        restarted service has it too. Returns its entry.
+        restarted service has it too. Returns its public entry.
 
-        Raises ValueError for an id or name already in this shard; nft.InputError for an image
-        too plain to train (nothing is changed then)."""
+        Raises ValueError for an id or name already in this shard, or an image the trainer
+        refuses (too plain: nft.InputError's message); nothing is changed then."""
         if int(target_id) in self._targets:
             raise ValueError(f"target id {target_id} is already in {self.folder}")
         if any(t["name"] == name for t in self._targets.values()):
             raise ValueError(f"the name '{name}' is already in {self.folder}")
-        t = self._nft.train_target(image, width_m=width_m)
-        model = os.path.join("models", f"{target_id}.nftm")
-        t.save(os.path.join(self.folder, model))
-        h, w = t.image.shape[:2]
-        entry = {"id": int(target_id), "name": name, "model": model, "width": w, "height": h,
-                 "keypoints": int(len(t.descriptors)), "width_m": t.width_m}
+        try:
+            t = self._nft.train_target(image, width_m=width_m)
+        except self._nft.InputError as e:  # the caller's image: a ValueError like its other mistakes
+            raise ValueError(str(e)) from None
+        entry = trained_entry(target_id, name, t)
+        t.save(os.path.join(self.folder, entry["model"]))
         self.index.add_target(int(target_id), t.descriptors)
         self._targets[int(target_id)] = entry
         self._models[int(target_id)] = t
         self._persist()
-        return entry
+        return public_entry(entry)
 
-    def remove_target(self, target_id: int) -> None:
-        """Removes a target from the index and the shard's files. Raises KeyError when it is not here."""
+    def remove_target(self, target_id: int) -> dict:
+        """Removes a target from the index and the shard's files; returns its public entry.
+        Raises KeyError when it is not here."""
         if int(target_id) not in self._targets:
             raise KeyError(f"target {target_id} is not in {self.folder}")
         self.index.remove_target(int(target_id))
@@ -128,6 +138,7 @@ class Shard:
         model = os.path.join(self.folder, entry["model"])
         if os.path.exists(model):
             os.remove(model)
+        return public_entry(entry)
 
     def _persist(self) -> None:
         self.index.save(os.path.join(self.folder, "index.faiss"))
