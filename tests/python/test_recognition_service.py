@@ -220,6 +220,9 @@ def test_a_target_added_live_is_found_and_a_removed_one_is_not(service, catalogu
     added = r.json()
     assert added["id"] == 11 and added["model_url"] == "/targets/11"
     assert client.post("/targets", params={"name": "pic1"}, content=cv2.imencode(".png", image)[1].tobytes()).status_code == 400
+    plain = client.post("/targets", params={"name": "grey"}, content=cv2.imencode(".png", np.full((240, 320), 128, np.uint8))[1].tobytes())
+    assert plain.status_code == 400 and "keypoints" in plain.json()["error"], plain.text
+    assert client.post("/targets", params={"name": "junk"}, content=b"junk").status_code == 400
     a = client.post("/recognize", content=jpeg(view_of("pic1.png")), headers={"Content-Type": "image/jpeg"}).json()
     assert a["found"] and a["target"]["id"] == 11, a
     assert corner_errors(a).max() < 5.0
