@@ -215,8 +215,8 @@ class Session:
                    geometry: Optional[TargetGeometry] = None) -> int:
         """Adds a .nftm model, an image file or an image array (H×W, H×W×3 BGR, H×W×4 BGRA uint8); width in
         metres (0: the model's or config's); geometry: the surface an image is printed on (None: planar).
-        Returns the id. A curved target is found on every frame and tracked alone. Raises FileNotFoundError,
-        InputError (also for a curved target beside others), TypeError."""
+        Returns the id. A curved target is found by PnP on its surface and followed on it, alone or beside
+        other targets. Raises FileNotFoundError, InputError, TypeError."""
     def add_target_from_frame(self, frame: U8Image, quad: Union[Sequence[Tuple[float, float]], F64Array],
                               name: str = "", width_m: float = 0.0) -> int:
         """Adds an instant target: the quad's region of the frame (corners UL, UR, LR, LL in frame pixels),

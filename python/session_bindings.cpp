@@ -509,13 +509,12 @@ width_m:       the printed target's width, metres (> 0: poses in metres); 0 = th
                (.nftm) or the config's target.width_m (images). A curved label's: its arc length.
 geometry:      None (planar) or an nft.TargetGeometry, the surface an image is printed on, e.g.
                nft.TargetGeometry.cylinder(0.033) for a can's label; a .nftm keeps its own. A curved
-               target is found on every frame by PnP on its surface (no tracking lane yet), and
-               tracked alone: not beside other targets.
+               target is found by PnP on its surface and followed on it, alone or beside other
+               targets (flat or curved).
 The quality report is in session.target(id).quality.
 Raises FileNotFoundError for a missing file; nft.InputError for an unreadable or corrupt file, an
 image too plain to track, a negative width, a geometry that does not fit the label (naming the
-field: radius_m, ...), a curved target beside others (or one beside a curved one), or a name
-already taken; TypeError for another geometry.)doc")
+field: radius_m, ...), or a name already taken; TypeError for another geometry.)doc")
       .def("add_target_from_frame", &PySession::addTargetFromFrame, py::arg("frame"), py::arg("quad"),
            py::arg("name") = "", py::arg("width_m") = 0.0,
            R"doc(Adds an instant target: the region of a camera frame inside a quad ("point the camera at a

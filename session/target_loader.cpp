@@ -74,13 +74,6 @@ LoadedTarget loadTarget(const std::string& path, const PipelineOptions& options,
   return trainTargetImage(image, path, options, caps);
 }
 
-void checkPlanar(const detection::TargetGeometry& geometry, const std::string& what) {
-  if (geometry.curved())
-    throw std::runtime_error(what + " is a " + detection::toString(geometry.kind) +
-                             " target: a database's targets are planar so far (a curved target is found alone: "
-                             "add its model or image with addTarget, nft_replay --target)");
-}
-
 detection::TargetGeometry detectionGeometry(const TargetGeometry& g) {
   detection::TargetGeometry d;
   d.kind = g.kind == GeometryKind::Cylinder ? detection::GeometryKind::Cylinder

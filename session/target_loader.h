@@ -39,14 +39,6 @@ LoadedTarget loadTarget(const std::string& path, const PipelineOptions& options,
 LoadedTarget trainTargetImage(const cv::Mat& image, const std::string& source, const PipelineOptions& options,
                               const gpu::Capabilities& caps);
 
-/// Refuses a curved target (a cylinder or cone geometry, detection/target_geometry.h) of a
-/// target database: a curved target is tracked alone so far (issue 47), and a database's targets
-/// are recognised among each other. TargetTracking::addDatabase calls it; nft_train still trains
-/// and stores curved targets. `what` names it ("target 'can' of 'db.nftdb'").
-/// @throws std::runtime_error "<what> is a cylinder target: a database's targets are planar so
-///   far ...".
-void checkPlanar(const detection::TargetGeometry& geometry, const std::string& what);
-
 /// The public geometry (nft::TargetGeometry) as the model's, and back; field for field.
 detection::TargetGeometry detectionGeometry(const TargetGeometry& geometry);
 TargetGeometry publicGeometry(const detection::TargetGeometry& geometry);

@@ -201,23 +201,8 @@ bool TargetTracking::curvedAlone() const {
   return targets_.size() == 1 && targets_.front().info.geometry.curved();
 }
 
-void TargetTracking::checkAlone(const detection::TargetGeometry& geometry, const std::string& name) const {
-  if (targets_.empty()) return;
-  if (geometry.curved())
-    throw InputError("target '" + name + "' is a " + detection::toString(geometry.kind) +
-                     " target: a curved target is tracked alone so far, and this Session has " +
-                     std::to_string(targets_.size()) + " target" + (targets_.size() == 1 ? "" : "s") +
-                     " (remove them first, or use another Session)");
-  for (const Target& t : targets_)
-    if (t.info.geometry.curved())
-      throw InputError("target '" + name + "': this Session tracks the " + toString(t.info.geometry.kind) +
-                       " target '" + t.info.name + "', and a curved target is tracked alone so far (remove it "
-                       "first, or use another Session)");
-}
-
 TargetId TargetTracking::add(detection::TargetModel model, TargetInfo info) {
   checkCompatible(model.descriptorType, model.orientation, info.name);
-  checkAlone(model.geometry, info.name);
   info.id = nextId_;
   Target t;
   t.info = std::move(info);
@@ -239,9 +224,7 @@ std::vector<TargetId> TargetTracking::addDatabase(detection::TargetDatabase data
   for (const detection::DatabaseTarget& d : database.targets()) {
     checkCompatible(d.stored ? d.stored->descriptorType() : d.model.descriptorType,
                     d.stored ? d.stored->orientation() : d.model.orientation, d.name);
-    session::checkPlanar(d.stored ? d.stored->geometry() : d.model.geometry, "target '" + d.name + "' of '" + source + "'");
   }
-  if (!database.targets().empty()) checkAlone(detection::TargetGeometry{}, database.targets().front().name);
   std::vector<detection::DatabaseTarget> entries = database.takeTargets();
   const bool adopt = !vocabularyFromDatabase_;
   if (adopt) {
@@ -351,7 +334,8 @@ void TargetTracking::rebuildLanes() {
     only.lane.reset();
     only.framesSinceFound = -1;
     try {
-      // A curved target is detected on every frame, here (tracker/tracker.h): not on the worker.
+      // A curved target alone is detected here (tracker/tracker.h: in one pass over the whole
+      // frame), not on the worker.
       const bool curved = only.info.geometry.curved();
       if (!single_) {
         // Asynchronous: the tracking lane here, the detection lane in async_.
@@ -373,7 +357,8 @@ void TargetTracking::rebuildLanes() {
   }
   // From one target to several (the one tracked alone is the first): it goes on in its own
   // tracking lane instead of being searched for again.
-  if (single_ && single_->hasTarget() && options_.tracker.trackingEnabled)
+  // (A curved one is searched for again: its lane starts from a pose, which a homography is not.)
+  if (single_ && single_->hasTarget() && options_.tracker.trackingEnabled && !targets_.front().info.geometry.curved())
     startLane(targets_.front(), *single_->lastHomography());
   single_.reset();
   const detection::DescriptorType type = typeOf(targets_.front());
@@ -567,7 +552,7 @@ void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
         Target& t = targets_[*index];
         if (!t.model)  // a compact database target: decoded on the worker
           if (const auto m = o->models.find(d.target); m != o->models.end()) t.model = m->second;
-        startLane(t, d.detection.homography, carrySearchPx(o->frame), carriedFrames(o->frame));
+        startLane(t, d.detection, carrySearchPx(o->frame), carriedFrames(o->frame));
         tracker::TrackResult carried = t.lane->track(framePyramid());
         addTracking(result.timings, carried.timings.tracking);
         if (!carried.found) {
@@ -621,7 +606,7 @@ void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
       Target& t = targets_[index];
       TargetResult r = resultOf(t.info, d.detection);
       if (options_.tracker.trackingEnabled) {
-        startLane(t, d.detection.homography);
+        startLane(t, d.detection);
         if (options_.tracker.refineDetections) {  // the NCC patches fit closer than the matches
           tracker::TrackResult refined = t.lane->track(framePyramid());
           addTracking(result.timings, refined.timings.tracking);
@@ -629,7 +614,7 @@ void TargetTracking::trackSeveral(const cv::Mat& image, FrameResult& result) {
             r = resultOf(t.info, std::move(refined));
             r.state = TrackingState::Detecting;
           } else {
-            t.lane->initialise(d.detection.homography);
+            startLane(t, d.detection);
           }
         }
       }
@@ -796,8 +781,23 @@ void TargetTracking::startLane(Target& t, const cv::Matx33d& homography, double 
   t.lastStarted = frames_;
 }
 
+void TargetTracking::startLane(Target& t, const tracker::Detection& detection, double searchRangePx, int framesBefore) {
+  if (!t.info.geometry.curved()) return startLane(t, detection.homography, searchRangePx, framesBefore);
+  if (!t.lane) {
+    tracker::TrackerOptions o = options_.tracker;
+    o.detectionEnabled = false;
+    t.lane.emplace(*caps_, modelOf(t), *calibration_, o);
+  }
+  t.lane->initialise(detection.pose, searchRangePx);  // a label on its surface starts from its pose
+  t.framesSinceFound = 0;
+  t.lastStarted = frames_;
+}
+
 void TargetTracking::startTracking(TargetId id, const cv::Matx33d& homography) {
   Target& t = find(id, "startTracking");
+  if (t.info.geometry.curved())
+    throw InputError("startTracking: target '" + t.info.name + "' is a " + toString(t.info.geometry.kind) +
+                     " target: its tracking starts from a detection's pose, not from a homography");
   if (targets_.size() == 1 && single_)
     single_->initialise(homography);
   else if (targets_.size() > 1 && caps_ && calibration_ && !gpuReleased_)

@@ -7,7 +7,9 @@
 //   detection/vocabulary.h says which method and why), and a tracking lane per found target
 //   (tracker::Tracker with its detection lane off, all of them on one pyramid of the frame, side
 //   by side on OpenCV's thread pool: session/parallel_each.h; their final refinements too),
-//   up to max_targets at once; while some are
+//   up to max_targets at once (a curved target, a label on a can or a cup, among them: verified
+//   by PnP on its surface, its lane started from the detection's pose and following the label
+//   on its surface; tracker/multi_target_detector.h, tracker/tracker.h); while some are
 //   tracked, the others are looked for every search_every frames (and on the frame after a
 //   search that found one) with the tracked targets' quads masked; a search that found targets
 //   is repeated once on the same frame with theirs masked too. A target is reported at most
@@ -111,7 +113,8 @@ class TargetTracking {
   /// Starts tracking target `id` from a known homography (its model's pixels → this frame's
   /// pixels, e.g. an instant target's quad): the next track() follows it from there with the
   /// tracking lane, without a detection. Needs the calibration (setCalibration) and the GPU.
-  /// @throws InputError for an unknown id; std::invalid_argument for a homography not finite.
+  /// @throws InputError for an unknown id or a curved target (its lane starts from a pose);
+  ///   std::invalid_argument for a homography not finite.
   void startTracking(TargetId id, const cv::Matx33d& homography);
   /// Drops the GPU objects (the detection lanes); tracking state stays.
   void releaseGpu();
@@ -119,11 +122,8 @@ class TargetTracking {
   void restoreGpu(const gpu::Capabilities& caps);
 
  private:
-  /// True when the one target is curved (detected on every frame, synchronously).
+  /// True when the one target is curved (its detection runs in track() itself, not on the worker).
   bool curvedAlone() const;
-  /// Refuses a target of `geometry` named `name` when a curved target would share the Session:
-  /// a curved target is tracked alone so far. @throws InputError naming both.
-  void checkAlone(const detection::TargetGeometry& geometry, const std::string& name) const;
   struct Target {
     TargetInfo info;
     /// Its model; for a database target kept compact (`stored`), null until it is found (or
@@ -171,6 +171,9 @@ class TargetTracking {
   /// `searchRangePx`, `framesBefore`: the tracking lane's first search around it and how many
   /// frames before this one the homography was found (Tracker::initialise).
   void startLane(Target& t, const cv::Matx33d& homography, double searchRangePx = 0, int framesBefore = 0);
+  /// The same from a detection: a flat target from its homography, a curved one from its pose
+  /// (tracker::Tracker::initialise(const Pose&, double); its lane follows the label on its surface).
+  void startLane(Target& t, const tracker::Detection& detection, double searchRangePx = 0, int framesBefore = 0);
   /// The first search range of a tracking lane started from a search of frame `searchedFrame`:
   /// tracking.recovery_search_px when that is an earlier frame (the camera moved since), else 0.
   double carrySearchPx(long long searchedFrame) const;

@@ -12,6 +12,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "gpu/capabilities.h"
+#include "tracker/curved_detection.h"
 
 namespace nft::tracker {
 namespace {
@@ -30,6 +31,9 @@ struct MultiTargetDetector::Impl {
     cv::Size imageSize;
     double metresPerPixel = 0;
     int frontal = 0;
+    /// A curved target's label surface: verified by PnP on it (verifyCurvedDetection) instead of
+    /// a homography. std::nullopt for a flat one.
+    std::optional<detection::LabelSurface> surface;
   };
 
   /// The descriptors and keypoint positions of `target` (id `id`): its model's, or its stored
@@ -147,6 +151,7 @@ void MultiTargetDetector::addTarget(int id, std::shared_ptr<const detection::Tar
   t.imageSize = model->image.size();
   t.metresPerPixel = model->metresPerPixel();
   t.frontal = model->frontalKeypoints();
+  if (model->geometry.curved()) t.surface.emplace(model->geometry, model->widthMetres, model->image.size());
   t.model = std::move(model);
   s.targets[id] = std::move(t);
   s.forget(id);
@@ -171,6 +176,7 @@ void MultiTargetDetector::addTarget(int id, std::shared_ptr<const detection::Sto
   t.imageSize = stored->imageSize();
   t.metresPerPixel = stored->metresPerPixel();
   t.frontal = stored->frontalKeypoints();
+  if (stored->geometry().curved()) t.surface.emplace(stored->geometry(), stored->widthMetres(), stored->imageSize());
   t.stored = std::move(stored);
   s.targets[id] = std::move(t);
   s.forget(id);
@@ -311,12 +317,18 @@ std::vector<TargetDetection> MultiTargetDetector::detect(const cv::Mat& gray, co
       std::vector<detection::Match> matches = s.targetMatcher->match(descriptors, s.options.lane.matching);
       s.timings.match += msSince(t);
       const auto verify = [&] {
+        if (target.surface)  // a label on a can or a cup: PnP on its surface
+          return verifyCurvedDetection(matches, targetPoints, keypoints, *target.surface, target.imageSize,
+                                       s.calibration, s.options.lane, why, s.timings.ransac, s.timings.pose);
         return verifyDetection(matches, targetPoints, keypoints,
                                target.imageSize, target.metresPerPixel, s.calibration, s.options.lane, why, s.timings.ransac,
                                s.timings.pose);
       };
       std::optional<Detection> d = verify();
-      if (!d && verifyAll && frontal < targetDescriptors.rows) {
+      // A curved label's turned views are matched in a large database too: they are what finds
+      // a label turned away from the camera (the trainer's views turned about its axis, up to
+      // ±60°), and a database holds few curved targets beside its flat ones.
+      if (!d && (verifyAll || target.surface) && frontal < targetDescriptors.rows) {
         t = Clock::now();
         if (s.uploadedTilted != id) {
           s.tiltedMatcher->setTarget(targetDescriptors.rowRange(frontal, targetDescriptors.rows));

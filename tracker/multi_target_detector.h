@@ -16,7 +16,12 @@
 //               (lane.matcherBackend) against its descriptors with Lowe's ratio test, RANSAC
 //               homography, inlier floor, quad check and planar PnP — exactly DetectionLane's
 //               steps 3-5 (verifyDetection(), tracker/detection_lane.h), the target's own
-//               descriptors first and its tilted views' only when those find nothing.
+//               descriptors first and its tilted views' only when those find nothing. A curved
+//               target (a label on a can or a cup, TargetModel::geometry) is verified by PnP on
+//               its surface instead (verifyCurvedDetection(), tracker/curved_detection.h: the
+//               Detection's pose, its tangent plane's homography, the label's corners), its
+//               turned views matched in a large database as well; planar and curved targets
+//               share the vocabulary, the index and the shortlist.
 // Only shortlisted targets are matched, so the cost grows with the shortlist, not the database.
 // While the detector holds more than `verifyAllUpTo` targets, steps 2-4 run in two passes, as
 // DetectionLane's (lane.firstPassFraction, firstPassKeypoints()): on the strongest keypoints
@@ -31,6 +36,7 @@
 #include "detection/backend.h"
 #include "detection/fast_detector.h"
 #include "detection/gpu_matcher.h"
+#include "detection/label_surface.h"
 #include "detection/stored_target.h"
 #include "detection/surf_es.h"
 #include "detection/target_model.h"

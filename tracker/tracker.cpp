@@ -9,6 +9,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "gpu/capabilities.h"
+#include "tracker/curved_detection.h"
 #include "tracker/curved_tracking_lane.h"
 #include "tracker/label_outline.h"
 
@@ -116,10 +117,8 @@ struct Tracker::Impl {
     if (curved) {
       surface.emplace(model.geometry, model.widthMetres, model.image.size());
       // A curved label is followed on its surface (tracker/curved_tracking_lane.h) and found by
-      // PnP on it (tracker/curved_detection.h); the lane starts from a detection, so it needs one.
-      if (!o.detectionEnabled)
-        throw std::invalid_argument("a " + detection::toString(model.geometry.kind) +
-                                    " target needs the detection lane (the tracking lane follows it from a detection)");
+      // PnP on it (tracker/curved_detection.h). Without a detection lane of its own (one lane
+      // of several targets', session/target_tracking.h) it starts from initialise(pose).
       // The whole frame each time, in one pass: a region's or a first pass's fewer, bunched points
       // let PnP trade a tilt for a shift (a can turned 40° or 45°: 13° and 18° off from about 50
       // inliers; 0.6° and 0.5° from all the frame's keypoints' matches).
@@ -330,6 +329,7 @@ struct Tracker::Impl {
       prior.blurExposure = options.tracking.blurExposure;
       if (lastPose) {
         prior.predicted = *lastPose;
+        prior.searchRangePx = nextSearchPx;  // initialise(pose, range): a pose found frames ago
         if (previousPose && options.motion != MotionModelKind::None) {
           prior.predicted = extrapolate(*previousPose, *lastPose);
           prior.reference = lastPose;
@@ -360,7 +360,9 @@ struct Tracker::Impl {
     const bool wasTracked = lastPose.has_value();
     r.state = wasTracked ? TrackerState::Lost : TrackerState::Detecting;
     if (!detectionLane) {
-      r.rejection = gpuReleased ? "GPU released: no detection until restoreGpu()" : "tracking lost: " + lost;
+      r.rejection = gpuReleased    ? "GPU released: no detection until restoreGpu()"
+                    : lost.empty() ? "no target: detection is disabled and the tracker was not initialised"
+                                   : "tracking lost: " + lost;
       return false;
     }
     const bool found = detect(r);
@@ -452,6 +454,29 @@ void Tracker::initialise(const cv::Matx33d& homography, double searchRangePx, in
   initialise(homography);
   impl_->nextSearchPx = searchRangePx;
   impl_->carriedFrames = framesBefore;
+}
+
+void Tracker::initialise(const Pose& pose, double searchRangePx) {
+  Impl& s = *impl_;
+  if (!s.curved)
+    throw std::invalid_argument("Tracker::initialise: a pose starts a curved target's tracking; a flat target's "
+                                "starts from its homography");
+  for (int i = 0; i < 3; ++i)
+    if (!std::isfinite(pose.rvec[i]) || !std::isfinite(pose.tvec[i]))
+      throw std::invalid_argument("Tracker::initialise: the pose is not finite");
+  if (!(searchRangePx >= 0) || !std::isfinite(searchRangePx))
+    throw std::invalid_argument("Tracker::initialise: search range " + std::to_string(searchRangePx) +
+                                " px: expected a finite number >= 0");
+  s.lastPose = s.lastFoundPose = pose;
+  s.previousPose.reset();  // no motion known: the next frame is searched from the pose itself
+  const cv::Matx33d H =
+      tangentPlaneHomography(s.keptCalibration, pose, s.keptModel.metresPerPixel());
+  s.motion.reset();
+  s.motion.update(H);
+  s.lastFound = H;
+  s.framesLost = 0;
+  s.nextSearchPx = searchRangePx;
+  s.carriedFrames = 0;
 }
 
 void Tracker::reset() {

@@ -193,13 +193,14 @@ struct TrackResult {
 /// Move-only, not thread-safe.
 class Tracker {
  public:
-  /// A curved target (a cylinder or cone label, TargetModel::geometry) is detected on every
-  /// frame, its pose by PnP on its surface (tracker/curved_detection.h): the tracking lane follows
-  /// planar targets only so far, so options() comes back with trackingEnabled, refineDetections
-  /// and regionDetection false for it (issue 47).
+  /// A curved target (a cylinder or cone label, TargetModel::geometry) is detected by PnP on its
+  /// surface (tracker/curved_detection.h) over the whole frame in one pass (options() comes back
+  /// with regionDetection false and detection.firstPassFraction 1 for it) and followed by
+  /// CurvedTrackingLane; without the detection lane (the tracking lane of one of several
+  /// targets, session/target_tracking.h) it starts from initialise(const Pose&, double).
   /// @throws std::invalid_argument for options out of range (named) or an unusable model (what
-  ///   DetectionLane and TrackingLane throw: no keypoints, no patches, no image), or a curved
-  ///   target without the detection lane; GPU errors of the detection lane pass through.
+  ///   DetectionLane and TrackingLane throw: no keypoints, no patches, no image); GPU errors of
+  ///   the detection lane pass through.
   Tracker(const gpu::Capabilities& caps, const detection::TargetModel& model, const CameraCalibration& calibration,
           const TrackerOptions& options = {});
   ~Tracker();
@@ -241,6 +242,14 @@ class Tracker {
   /// @throws std::invalid_argument if H is not finite, the range is negative or not finite, or
   ///   framesBefore is negative.
   void initialise(const cv::Matx33d& homography, double searchRangePx, int framesBefore = 0);
+  /// Starts tracking a curved target from a known pose (X_cam = R·X_target + t, metres, the
+  /// target frame of detection/label_surface.h; e.g. MultiTargetDetector's detection): the next
+  /// track() follows the label on its surface from that pose, searching at least
+  /// `searchRangePx` frame pixels around it (a pose found some frames ago, on a worker), and
+  /// lastHomography() is its tangent plane's (tangentPlaneHomography()) until then.
+  /// @throws std::invalid_argument for a planar target (it starts from a homography), a pose
+  ///   not finite, or a range negative or not finite.
+  void initialise(const Pose& pose, double searchRangePx = 0);
   /// Forgets the target: the next track() detects.
   void reset();
   /// The homography the next track() predicts from: the last one found (or given to

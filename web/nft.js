@@ -120,7 +120,7 @@ export class Session {
    *   { kind: 'cylinder', radiusMetres } for a label around a can, { kind: 'cone', topRadiusMetres,
    *   bottomRadiusMetres, sideLengthMetres, coneLabel: 'sector' | 'rectangle' } for a cup's sleeve.
    *   A curved target is checked against its label (NftError naming the field, e.g. radius_m),
-   *   found on every frame by PnP on its surface and tracked alone (NftError beside others).
+   *   found by PnP on its surface and followed on it, alone or beside other targets.
    * @returns {Promise<number>} the target's id.
    */
   async addTarget(source, options = {}) {

@@ -211,7 +211,7 @@ def test_trained_model_file_tracks_like_the_image(tmt, tmp_path):
 
 def test_a_curved_label_is_trained_with_its_geometry(tmp_path):
     # Issue 47: nft.TargetGeometry through train_target (saved in the model) and add_target
-    # (checked against the label; a curved target is tracked alone so far).
+    # (checked against the label); curved and flat targets share a Session.
     graf = "/usr/share/doc/opencv-doc/examples/data/graf1.png"  # 800 × 640
     can = nft.TargetGeometry.cylinder(0.033)
     assert (can.kind, can.radius_m, can.curved) == ("cylinder", 0.033, True)
@@ -240,13 +240,12 @@ def test_a_curved_label_is_trained_with_its_geometry(tmp_path):
     assert session.targets == []
     tid = session.add_target(model, "can model")  # the model keeps its geometry
     assert session.target(tid).geometry.kind == "cylinder" and session.target(tid).geometry.radius_m == 0.033
-    with pytest.raises(nft.InputError, match="a curved target is tracked alone so far"):
-        session.add_target(graf, "poster", 0.3)
-    session.remove_target(tid)
     poster = session.add_target(graf, "poster", 0.3, geometry=nft.TargetGeometry.planar())
-    assert session.target(poster).geometry.kind == "planar"
-    with pytest.raises(nft.InputError, match="is a cylinder target: a curved target is tracked alone so far"):
-        session.add_target(graf, "can", 0.1, geometry=can)
+    assert session.target(poster).geometry.kind == "planar"  # beside the can
+    label = session.add_target(graf, "can", 0.1, geometry=can)
+    assert [t.geometry.kind for t in session.targets] == ["cylinder", "planar", "cylinder"]
+    session.remove_target(label)
+    assert len(session.targets) == 2
 
 
 def test_the_outline_of_a_flat_target_is_its_closed_quad():

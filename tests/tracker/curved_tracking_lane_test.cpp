@@ -1,7 +1,8 @@
 // CurvedTrackingLane (issue 47, item 4): a can's label followed on its surface from frame to frame
 // as it turns, each pose where the frame was rendered from (detection/label_view.h); a prediction
 // a few degrees off pulled in; the patches facing away not searched; a frame without the label
-// refused; and the lane's input errors.
+// refused; and the lane's input errors. Also the Tracker of one of several targets (no detection
+// lane of its own: session/target_tracking.h) started from a detection's pose.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,10 +14,12 @@
 #include <opencv2/imgproc.hpp>
 
 #include "detection/label_view.h"
+#include "gpu/capabilities.h"
 #include "detection/surf_cpu.h"
 #include "detection/target_trainer.h"
 #include "support/target_geometries.h"
 #include "tracker/curved_tracking_lane.h"
+#include "tracker/tracker.h"
 
 namespace nft::tracker {
 namespace {
@@ -160,6 +163,39 @@ TEST(CurvedTrackingLane, AFrameWithoutTheLabelIsRefusedAndBadInputNamed) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("the target is planar"), std::string::npos) << e.what();
   }
+}
+
+TEST(CurvedTrackingLane, ATrackerWithoutItsDetectionLaneStartsFromAPoseAndFollowsTheCan) {
+  const Can can = makeCan();
+  TrackerOptions options;
+  options.detectionEnabled = false;  // one of several targets' lanes: MultiTargetDetector finds it
+  Tracker tracker(gpu::Capabilities{}, can.model, can.calibration, options);  // no GPU object without a detection lane
+  const auto frameAt = [&](double turnDeg) {
+    return detection::renderLabel(can.model.image, can.surface, cameraAt(can, turnDeg), nullptr, nullptr, 110);
+  };
+  const TrackResult before = tracker.track(frameAt(-20));
+  EXPECT_FALSE(before.found);
+  EXPECT_NE(before.rejection.find("not initialised"), std::string::npos) << before.rejection;
+  // Started from a pose 3° of turn off (a detection some frames ago), searched 24 px around it.
+  tracker.initialise(poseOf(cameraAt(can, -23)), 24);
+  ASSERT_TRUE(tracker.hasTarget());
+  for (double turnDeg = -20; turnDeg <= -10; turnDeg += 1) {
+    const TrackResult r = tracker.track(frameAt(turnDeg));
+    ASSERT_TRUE(r.found) << turnDeg << "°: " << r.rejection;
+    EXPECT_EQ(r.state, TrackerState::Tracking) << turnDeg << "°";
+    EXPECT_LT(rotationDeg(r.pose, cameraAt(can, turnDeg)), 0.5) << turnDeg << "°";
+    EXPECT_FALSE(r.outline.empty());
+  }
+  // A homography does not give a curved label's pose, nor a pose a flat target's homography.
+  EXPECT_THROW(tracker.initialise(cv::Matx33d::eye()), std::invalid_argument);
+  Pose bad = poseOf(cameraAt(can, 0));
+  bad.tvec[2] = std::nan("");
+  EXPECT_THROW(tracker.initialise(bad), std::invalid_argument);
+  EXPECT_THROW(tracker.initialise(poseOf(cameraAt(can, 0)), -1), std::invalid_argument);
+  detection::TargetModel flat = can.model;
+  flat.geometry = {};
+  Tracker planar(gpu::Capabilities{}, flat, can.calibration, options);
+  EXPECT_THROW(planar.initialise(poseOf(cameraAt(can, 0))), std::invalid_argument);
 }
 
 }  // namespace

@@ -35,21 +35,26 @@ def load_native(path):
 
 def check_geometry(name, answers):
     """addTarget's geometry option in the browser (tests/web/track.js, geometryErrors): each bad
-    geometry, and a can's label beside the case's target (a curved target is tracked alone so far),
-    refused with an NftError naming what is wrong, nothing added."""
-    expected = {"kind": "geometry.kind 'barrel'", "radius": "radius_m -1",
-                "cylinder": "is a cylinder target: a curved target is tracked alone so far"}
+    geometry refused with an NftError naming what is wrong, nothing added; a can's label beside the
+    case's target accepted as a cylinder (curved and flat targets share a Session), then removed."""
+    expected = {"kind": "geometry.kind 'barrel'", "radius": "radius_m -1"}
     ok = True
     for key, needle in expected.items():
         answer = answers.get(key, "")
         if not answer.startswith("NftError") or needle not in answer:
             print(f"FAIL {name}: addTarget with the {key} geometry answered {answer!r}; expected an NftError with {needle!r}")
             ok = False
+    if answers.get("cylinder") != 'accepted: "cylinder"':
+        print(f"FAIL {name}: a can's label beside the target answered {answers.get('cylinder')!r}; "
+              "expected it accepted as a cylinder target")
+        ok = False
     if len(answers.get("targets", [])) != 1:
-        print(f"FAIL {name}: {len(answers.get('targets', []))} targets after the refused ones; expected the one")
+        print(f"FAIL {name}: {len(answers.get('targets', []))} targets after the refused and removed ones; "
+              "expected the one")
         ok = False
     if ok:
-        print(f"{name}: addTarget's geometry checked in the browser: {', '.join(expected)} refused with their messages")
+        print(f"{name}: addTarget's geometry checked in the browser: {', '.join(expected)} refused with their "
+              "messages, a can's label beside the target accepted")
     return ok
 
 

@@ -14,7 +14,9 @@ async function bitmap(url) {
 }
 
 // What addTarget's geometry option answers (check_results.py judges the messages): a bad kind, a
-// bad radius, and a can's label beside the target already added (a curved target is tracked alone).
+// bad radius, and a can's label beside the target already added — accepted (curved and flat
+// targets share a Session), its geometry in info(), then removed so the frames track the case's
+// target alone.
 async function geometryErrors(session, target) {
   const errors = {};
   const cases = {
@@ -24,8 +26,10 @@ async function geometryErrors(session, target) {
   };
   for (const [key, geometry] of Object.entries(cases)) {
     try {
-      await session.addTarget(target, { name: 'can-' + key, widthMetres: 0.1, geometry });
-      errors[key] = 'accepted';
+      const id = await session.addTarget(target, { name: 'can-' + key, widthMetres: 0.1, geometry });
+      const added = session.info().targets.find((t) => t.id === id);
+      errors[key] = 'accepted: ' + JSON.stringify(added ? added.geometry : null);
+      session.removeTarget(id);
     } catch (e) {
       errors[key] = e.name + ': ' + e.message;
     }

@@ -103,16 +103,18 @@ class Session {
   ///   nft::TargetOptions can;
   ///   can.widthMetres = 0.19;                                // the label's arc length
   ///   can.geometry = nft::TargetGeometry::cylinder(0.033);   // radius, metres
-  /// A curved target is trained with views of the label turned on its surface and found on every
-  /// frame by PnP on the surface (tracker/curved_detection.h): its TargetResult's pose is the
-  /// label's (the target's frame of detection/label_surface.h), its corners the label's corners
-  /// projected, its homography the label's tangent plane's along its middle column; no tracking
-  /// lane, final refinement or pose filter yet, and it is tracked alone: not beside other targets.
+  /// A curved target is trained with views of the label turned on its surface, found by PnP on
+  /// the surface (tracker/curved_detection.h) and followed by a tracking lane on it
+  /// (tracker/curved_tracking_lane.h): its TargetResult's pose is the label's (the target's frame
+  /// of detection/label_surface.h), its corners the label's corners projected, its homography the
+  /// label's tangent plane's along its middle column, its outline the label's visible edges; no
+  /// final refinement or pose filter yet. Alone in a Session it is searched for in process()
+  /// itself, on every frame it is not tracked; beside other targets (flat or curved, added one by
+  /// one or from a database) it is recognised among them as they are, on the worker too.
   /// @throws nft::InputError as the overload above; naming the geometry's field (radius_m,
   ///   top_radius_m, bottom_radius_m, side_length_m, width_m) when it does not fit the label
   ///   (e.g. a cylinder label longer than 2π·radius, a curved target without a width); a curved
-  ///   geometry given for a model file that was trained with another; a curved target added
-  ///   beside other targets, or a target beside a curved one.
+  ///   geometry given for a model file that was trained with another.
   TargetId addTarget(const std::string& path, const TargetOptions& options);
   /// Adds a target from an image in memory: CV_8UC1 grey, CV_8UC3 BGR or CV_8UC4 BGRA.
   /// @throws nft::InputError for an empty image, another type, and as the file overload.
