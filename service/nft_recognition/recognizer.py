@@ -90,6 +90,9 @@ class Recognizer:
             for t in actor.entries().result():
                 self._owner[int(t["id"])] = s
                 self._names[t["name"]] = int(t["id"])
+        # Ids are never reused: a live addition takes one above every id a shard has held (an
+        # app may keep a removed target's model under its id) and every entry of the catalogue.
+        self._next_id = max([len(catalogue.entries), *(a.highest_id().result() for a in self.shards)]) + 1
 
     def info(self) -> List[dict]:
         """Each shard's folder, where it is served (host:pid of the worker), targets and descriptors."""
@@ -157,12 +160,13 @@ class Recognizer:
         with self._lock:
             if name in self._names:
                 raise ValueError(f"name: '{name}' is already target {self._names[name]}")
-            target_id = max([len(self.catalogue.entries), *self._owner]) + 1
+            target_id = self._next_id
             counts = [0] * len(self.shards)
             for s in self._owner.values():
                 counts[s] += 1
             s = int(np.argmin(counts))
             entry = self.shards[s].add_target(target_id, name, image, width_m).result()
+            self._next_id += 1
             self._owner[target_id] = s
             self._names[name] = target_id
         return entry

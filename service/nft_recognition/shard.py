@@ -64,6 +64,12 @@ class Shard:
         """Every target entry of this shard (id, name, model file, size)."""
         return list(self._targets.values())
 
+    def highest_id(self) -> int:
+        """The highest target id this shard has held: its targets' and those removed from it
+        (kept in targets.json as "removed"), 0 for none; so a live addition never takes an id an
+        app may have cached another target's model under."""
+        return max([0, *self._targets, *(int(i) for i in self._report.get("removed", []))])
+
     def model(self, target_id: int) -> Optional[Tuple[dict, bytes]]:
         """A target's public entry and its model file (.nftm) as bytes: what an app downloads;
         None for a target not in this shard."""
@@ -134,6 +140,7 @@ class Shard:
         self.index.remove_target(int(target_id))
         entry = self._targets.pop(int(target_id))
         self._models.pop(int(target_id))
+        self._report = dict(self._report, removed=sorted({*self._report.get("removed", []), int(target_id)}))
         self._persist()
         model = os.path.join(self.folder, entry["model"])
         if os.path.exists(model):

@@ -234,6 +234,14 @@ def test_a_target_added_live_is_found_and_a_removed_one_is_not(service, catalogu
     assert not a["found"]
     assert client.delete("/targets/11").status_code == 404
     assert client.get("/health").json()["targets"] == 10
+    # Ids are never reused: the next addition is 12, not the removed 11 (an app may keep 11's
+    # model), and the shard's targets.json remembers 11 for a restarted service.
+    again = client.post("/targets", params={"name": "pic1 again"}, content=cv2.imencode(".png", image)[1].tobytes(),
+                        headers={"Content-Type": "image/png"})
+    assert again.status_code == 201 and again.json()["id"] == 12, again.text
+    reports = [json.load(open(catalogue / f"shard-00{s}" / "targets.json")) for s in (0, 1)]
+    assert sorted(i for r in reports for i in r.get("removed", [])) == [11]
+    assert client.delete("/targets/12").json() == {"removed": 12}
 
 
 def test_a_token_is_required(service):
