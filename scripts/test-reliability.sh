@@ -3,8 +3,8 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer + LeakSanitizer (the asan preset; leaks of the
 # graphics driver and camera libraries suppressed by tests/lsan.supp), the session tests under
 # ThreadSanitizer (the tsan preset, issue 33), then each libFuzzer target
-# of tests/fuzz/ for 30 s on its seed corpus (scripts/fuzz.sh). About 15 minutes on 2 cores
-# without ccache's hits: asan build ~10, asan suite ~2, fuzz build + runs ~3. Each stage prints
+# of tests/fuzz/ for 30 s on its seed corpus (scripts/fuzz.sh). The asan build is the slowest
+# stage without ccache's hits (about 20 minutes on 2 cores; the presets' flags: docs/reliability.md). Each stage prints
 # its time (scripts/lib/stages.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
