@@ -492,6 +492,9 @@ const std::vector<Section>& schema() {
       return s.size() == 4 && std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
     };
     const auto anyString = [](const std::string&) { return true; };
+    const auto httpUrl = [](const std::string& s) {
+      return s.empty() || (s.rfind("http://", 0) == 0 && s.size() > 7) || (s.rfind("https://", 0) == 0 && s.size() > 8);
+    };
 
     std::vector<Section> s;
     s.push_back({"detector",
@@ -600,6 +603,16 @@ const std::vector<Section>& schema() {
                   stringField("codec", &Config::output, &OutputConfig::codec,
                               "a string of exactly 4 ASCII characters (a FOURCC such as mp4v or MJPG)",
                               fourcc)}});
+    s.push_back({"recognition",
+                 {stringField("url", &Config::recognition, &RecognitionConfig::url,
+                              "a string: \"\" (no service) or a URL that starts with http:// or https://", httpUrl),
+                  stringField("token_file", &Config::recognition, &RecognitionConfig::tokenFile,
+                              "a string (path of a file holding the bearer token, \"\" for none)", anyString),
+                  numberField("min_interval_s", &Config::recognition, &RecognitionConfig::minIntervalS, atLeast(0)),
+                  numberField("timeout_s", &Config::recognition, &RecognitionConfig::timeoutS, above(0)),
+                  stringField("models_dir", &Config::recognition, &RecognitionConfig::modelsDir,
+                              "a string (path of a folder, \"\" for a temporary one)", anyString),
+                  intField("jpeg_quality", &Config::recognition, &RecognitionConfig::jpegQuality, closed(10, 100))}});
     const auto field = [&s](const std::string& section, const std::string& key) -> Field& {
       for (auto& sec : s)
         for (auto& f : sec.fields)

@@ -4,7 +4,7 @@
 // config/default.yaml lists the same keys with the same defaults (a test keeps them equal).
 //
 // A YAML file names sections (detector, descriptor, matcher, ransac, quad, tracking, motion,
-// pose, camera, target, render, output), each a map of snake_case keys. A file may name any
+// pose, camera, target, render, output, recognition), each a map of snake_case keys. A file may name any
 // subset: keys it leaves out keep their defaults, so a profile overrides only what it names.
 // An empty file, or one with only comments, is the default configuration.
 //
@@ -450,6 +450,31 @@ struct OutputConfig {
   std::string codec = "mp4v";
 };
 
+/// `recognition:` the catalogue recognition service an app's Session asks when it finds none
+/// of its own targets (issue 48; docs/catalogue_recognition.md). Read by nft::SessionRecognition
+/// (the library nft_recognition, session/recognition/); a Session alone never calls it, and an
+/// app that does not link that library needs nothing of it.
+struct RecognitionConfig {
+  /// `url`: the service's base URL (`nft-recognition serve`), e.g. "http://10.0.0.2:8080";
+  /// "" = no service. String: "" or one that starts with http:// or https://. Default "".
+  std::string url;
+  /// `token_file`: a file whose first line is the service's bearer token; "" = the environment
+  /// variable NFT_RECOGNITION_TOKEN, or no token (a service started with --no-auth). String
+  /// (a path, or ""). Default "".
+  std::string tokenFile;
+  /// `min_interval_s`: the rate limit: at least this long between two requests, seconds.
+  /// Number >= 0. Default 1.0.
+  double minIntervalS = 1.0;
+  /// `timeout_s`: the longest one request (recognition or model download) may take, seconds.
+  /// Number > 0. Default 10.0.
+  double timeoutS = 10.0;
+  /// `models_dir`: where downloaded target models are kept, one file per target; "" = a folder
+  /// made in the system's temporary directory. String (a path, or ""). Default "".
+  std::string modelsDir;
+  /// `jpeg_quality`: the JPEG quality of the frames sent. Integer in [10, 100]. Default 90.
+  int jpegQuality = 90;
+};
+
 /// Every tunable of the pipeline. A default-constructed Config is the default configuration
 /// (config/default.yaml); it is valid.
 struct Config {
@@ -465,6 +490,7 @@ struct Config {
   TargetConfig target;          ///< The `target:` section.
   RenderConfig render;          ///< The `render:` section.
   OutputConfig output;          ///< The `output:` section.
+  RecognitionConfig recognition;  ///< The `recognition:` section.
 };
 
 /// @{

@@ -29,7 +29,7 @@ HOST_PACKAGES=(g++-aarch64-linux-gnu qemu-user-static mmdebstrap cmake ninja-bui
 ARM64_PACKAGES=(
   libc6-dev libstdc++-12-dev
   libegl-dev libgles-dev libegl1 libgles2 libegl-mesa0 libgl1-mesa-dri
-  libopencv-dev libeigen3-dev libyaml-cpp-dev libglfw3-dev libcli11-dev libspdlog-dev nlohmann-json3-dev
+  libopencv-dev libeigen3-dev libyaml-cpp-dev libglfw3-dev libcli11-dev libspdlog-dev nlohmann-json3-dev libcurl4-openssl-dev
   zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
 )
 

@@ -24,12 +24,13 @@ declare -A GROUP
 # Toolchain and build; help2man makes the programs' manual pages from their --help. EGL + OpenGL
 # ES 2.0: headers, the GLVND loaders, Mesa's EGL and its llvmpipe driver (the GPU of machines
 # without one: CI, containers). Libraries: image/video I/O, RANSAC, PnP; linear algebra; YAML
-# configs; desktop window; command lines; JSON output; CRC-32 of model files. Real sample images
+# configs; desktop window; command lines; JSON output; CRC-32 of model files; HTTP for the
+# recognition service's C++ client (session/recognition/, a library of its own). Real sample images
 # (graf1.png, building.jpg): nft_replay's built-in default input is synthesised from them.
 GROUP[run]="build-essential cmake ninja-build pkg-config help2man
   libegl-dev libgles-dev libegl1 libgles2 libegl-mesa0 libgl1-mesa-dri
   libopencv-dev libeigen3-dev libyaml-cpp-dev libglfw3-dev libcli11-dev nlohmann-json3-dev zlib1g-dev
-  opencv-doc"
+  libcurl4-openssl-dev opencv-doc"
 # GoogleTest, Google Benchmark; a virtual X server for the preview window's test; the Khronos
 # GLSL reference compiler (glslangValidator) for the shaders' GLSL ES 1.00 conformance test;
 # Doxygen for the documentation site (test docs.*); python3 for the corner comparisons of

@@ -368,3 +368,34 @@ def test_a_session_asks_the_service_only_when_it_finds_nothing_and_tracks_the_an
         assert sr.errors and isinstance(sr.errors[0], RecognitionError) and "401" in str(sr.errors[0])
     with pytest.raises(RecognitionError, match="404"):
         rc.download_model(99, str(tmp_path / "models"))
+
+
+def test_the_cpp_client_asks_only_while_nothing_is_found_and_tracks_the_answer(service, tmp_path):
+    """The C++ client (session/recognition/, nft::SessionRecognition over libcurl), run by
+    tests/session/recognition_service_driver.cpp: a Session with no target is shown a view of
+    fruits.jpg; the service's model is downloaded off the camera thread and tracked within 5 px;
+    once found, nothing more is asked; a wrong token is kept as an error naming the 401."""
+    driver = os.environ.get("NFT_RECOGNITION_DRIVER", "")
+    if driver == "OFF":
+        pytest.skip("built without the C++ client (-DNFT_BUILD_RECOGNITION_CLIENT=OFF)")
+    assert driver and os.path.exists(driver), f"NFT_RECOGNITION_DRIVER={driver!r}: expected the driver program"
+    client, _ = service
+    frame = tmp_path / "fruits_view.png"
+    cv2.imwrite(str(frame), view_of("fruits.jpg"))
+
+    def drive(token, max_frames):
+        run = subprocess.run([driver, str(client.base_url), token, str(frame), str(tmp_path / "models"), str(max_frames)],
+                             capture_output=True, text=True, timeout=120 * SCALE)
+        assert run.returncode == 0, run.stderr
+        return json.loads(run.stdout)
+
+    out = drive(TOKEN, 300)
+    assert out["found_at"] is not None, f"never found; errors {out['errors']}"
+    assert out["name"] == "fruits" and list(out["added"]) == ["5"], out
+    assert np.linalg.norm(np.array(out["corners"]) - QUAD, axis=1).max() < 5.0, out["corners"]
+    assert out["requests_after"] == out["requests_when_found"] >= 1, "asked the service while a target was found"
+    assert not out["errors"], out["errors"]
+    assert (tmp_path / "models" / "5.nftm").exists()
+    bad = drive("wrong-token-0123456789", 300)  # ends at the first error
+    assert bad["found_at"] is None and not bad["added"] and bad["requests_after"] >= 1
+    assert bad["errors"] and "401" in bad["errors"][0] and "POST /recognize" in bad["errors"][0], bad["errors"]
