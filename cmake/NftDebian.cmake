@@ -12,6 +12,10 @@
 #                     nft_gstreamer_headers           nftgloverlay), in /usr/lib/<multiarch>/gstreamer-1.0
 #                                                      (Debian's gstreamer1.0-* naming), where GStreamer
 #                                                      looks, and /usr/include/nft/gst/meta.h
+#   libnft-recognition-dev  component nft_recognition  the recognition service's client: libnft-recognition.a,
+#                                                      <nft/recognition.h>, find_package(nft COMPONENTS
+#                                                      recognition), nft-recognition.pc (a static archive:
+#                                                      no runtime package; libnft0 gains no libcurl)
 #
 # Each package depends on the Debian packages of the shared libraries its ELF files link, found by
 # dpkg-shlibdeps (dpkg-dev), and on those no ELF file shows: libnft-dev on libnft0 of the same
@@ -107,6 +111,22 @@ if(NFT_GST_PLUGIN)
  follow them and estimate the camera's pose; per buffer a GstNftMeta (its C header
  <nft/gst/meta.h> for apps' pad probes) and an element message nft-result on the bus, the video
  passed through (with the augmentations drawn on request).")
+endif()
+
+if(TARGET nft_recognition_lib)
+  list(APPEND CPACK_COMPONENTS_ALL nft_recognition)
+  set(CPACK_DEBIAN_NFT_RECOGNITION_PACKAGE_NAME libnft-recognition-dev)
+  set(CPACK_DEBIAN_NFT_RECOGNITION_PACKAGE_SECTION libdevel)
+  # No ELF file in it (a static archive): its dependencies are named here. The app links libnft
+  # and libcurl itself (nftRecognitionTargets.cmake, nft-recognition.pc).
+  set(CPACK_DEBIAN_NFT_RECOGNITION_PACKAGE_DEPENDS
+      "libnft-dev (= ${nft_deb_version}), libcurl4-openssl-dev | libcurl-dev")
+  set(CPACK_COMPONENT_NFT_RECOGNITION_DESCRIPTION
+      "natural-feature-tracking AR on OpenGL ES 2.0 (recognition service client)
+ The client of the nft catalogue recognition service: nft::SessionRecognition, a Session that
+ asks the service (over HTTP, libcurl) for the target in view when it finds none of its own, and
+ downloads and tracks what it recognises. A static library (#include <nft/recognition.h>,
+ find_package(nft COMPONENTS recognition) -> nft::recognition, pkg-config nft-recognition).")
 endif()
 
 include(CPack)

@@ -76,6 +76,25 @@ configure_file("${CMAKE_CURRENT_LIST_DIR}/nft.pc.in" "${PROJECT_BINARY_DIR}/pack
 install(FILES "${PROJECT_BINARY_DIR}/package/nft.pc"
   DESTINATION "${NFT_INSTALL_PKGCONFIGDIR}" COMPONENT nft_development)
 
+# --- The recognition service's client: libnft-recognition.a (session/recognition/) ------------
+# Component nft_recognition, apart from libnft's (libnft0 and libnft-dev gain no libcurl):
+#   lib/libnft-recognition.a                  the client (static, position-independent)
+#   include/nft/recognition.h                 its header (beside libnft's, which it includes)
+#   lib/cmake/nft/nftRecognitionTargets*.cmake   find_package(nft COMPONENTS recognition)
+#                                                -> nft::recognition (links nft::nft and libcurl)
+#   lib/pkgconfig/nft-recognition.pc          pkg-config --cflags --libs nft-recognition
+if(TARGET nft_recognition_lib)
+  install(TARGETS nft_recognition_lib EXPORT nftRecognitionTargets
+    ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT nft_recognition)
+  install(FILES "${PROJECT_SOURCE_DIR}/session/recognition/include/nft/recognition.h"
+    DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/nft" COMPONENT nft_recognition)
+  install(EXPORT nftRecognitionTargets NAMESPACE nft:: FILE nftRecognitionTargets.cmake
+    DESTINATION "${NFT_INSTALL_CMAKEDIR}" COMPONENT nft_recognition)
+  configure_file("${CMAKE_CURRENT_LIST_DIR}/nft-recognition.pc.in" "${PROJECT_BINARY_DIR}/package/nft-recognition.pc" @ONLY)
+  install(FILES "${PROJECT_BINARY_DIR}/package/nft-recognition.pc"
+    DESTINATION "${NFT_INSTALL_PKGCONFIGDIR}" COMPONENT nft_recognition)
+endif()
+
 # --- API reference (Doxygen): the nft_docs target and its test --------------------------------
 include(NftDocs)
 

@@ -20,6 +20,9 @@
 #     /usr/lib/<multiarch>/gstreamer-1.0, and gst-launch-1.0 with it finds the target on cmu_book
 #     (where the build made the plugin: gstreamer1.0-nft, which also holds
 #     /usr/include/nft/gst/meta.h);
+#   - libnft-recognition-dev: examples/recognition builds against /usr alone (find_package(nft
+#     COMPONENTS recognition)) and reports a service that does not answer; libnft0 does not depend
+#     on libcurl (an app that does not use the service gains no dependency);
 #   - every package has its own description.
 # Needs root or sudo (apt-get), dpkg-dev (dpkg-shlibdeps) and the real data ($NFT_DATA_DIR or
 # ../shared/data). Refuses to start when one of the packages is installed already.
@@ -37,7 +40,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 data="$(realpath -m "${NFT_DATA_DIR:-../shared/data}")"
-packages=(libnft0 libnft-dev nft-tools python3-nft gstreamer1.0-nft)
+packages=(libnft0 libnft-dev nft-tools python3-nft gstreamer1.0-nft libnft-recognition-dev)
 programs=(nft_replay nft_train nft_eval nft_preview nft_gpuinfo nft_describe nft_bench)
 
 fail() { echo "test-deb: $*" >&2; exit 1; }
@@ -65,7 +68,7 @@ cmake --build "$build_dir"
 # The GStreamer plugin's package, where the build made the plugin (GStreamer's development files found).
 if ! grep -q '^NFT_GST_PLUGIN:INTERNAL=ON' "$build_dir/CMakeCache.txt"; then
   echo "test-deb: no GStreamer plugin in $build_dir: gstreamer1.0-nft is not made or checked"
-  packages=(libnft0 libnft-dev nft-tools python3-nft)
+  packages=(libnft0 libnft-dev nft-tools python3-nft libnft-recognition-dev)
 fi
 rm -rf "$build_dir/deb"
 (cd "$build_dir" && cpack -G DEB) | grep -E '^CPack: - package' || fail "cpack made no package"
@@ -184,6 +187,23 @@ if [[ " ${packages[*]} " == *" gstreamer1.0-nft "* ]]; then
   [ "$gst_found" -gt 0 ] || fail "the package's nfttrack found the target in no frame of cmu_book"
   echo "  $plugin: gst-inspect-1.0 finds it; on cmu_book the target found in $gst_found of $(grep -c 'nft-result, frame=' "$work/gst-launch.txt") frames"
 fi
+
+echo "== examples/recognition against /usr (libnft-recognition-dev)"
+grep -q -i curl <<<"$(dpkg-deb -f "${debs[0]}" Depends)" && fail "libnft0 depends on libcurl: $(dpkg-deb -f "${debs[0]}" Depends)"
+dpkg -L libnft-recognition-dev >"$work/recognition-files.txt"
+grep -qx /usr/include/nft/recognition.h "$work/recognition-files.txt" || fail "dpkg -L libnft-recognition-dev lists no /usr/include/nft/recognition.h"
+grep -q -E '^/usr/lib/[^/]+/libnft-recognition\.a$' "$work/recognition-files.txt" ||
+  fail "dpkg -L libnft-recognition-dev lists no /usr/lib/<multiarch>/libnft-recognition.a"
+cp -r "$root/examples/recognition" "$work/recognition"
+"${clean_env[@]}" cmake -S "$work/recognition" -B "$work/build-recognition" -DCMAKE_BUILD_TYPE=Release >"$work/recognition.log" 2>&1 &&
+  cmake --build "$work/build-recognition" >>"$work/recognition.log" 2>&1 ||
+  { cat "$work/recognition.log" >&2; fail "examples/recognition did not build against /usr"; }
+recognition_out="$("${clean_env[@]}" "$work/build-recognition/recognition" http://127.0.0.1:9 "$data/video/cmu_book/book.mp4" 30 2>&1)" ||
+  { echo "$recognition_out" >&2; fail "examples/recognition exited with an error"; }
+grep -q -E '^frames 30, found in 0, requests 1, errors 1$' <<<"$recognition_out" &&
+  grep -q -F 'http://127.0.0.1:9/recognize' <<<"$recognition_out" ||
+  { echo "$recognition_out" >&2; fail "examples/recognition did not report the unreachable service"; }
+echo "  built against /usr (libnft-recognition.a); libnft0's Depends have no libcurl; an unreachable service reported"
 
 echo "== apt-get purge"
 purge

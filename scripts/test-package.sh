@@ -30,7 +30,11 @@ and checks the installed package as an app uses it:
     the frames the installed nft_replay finds it in (of the same GStreamer-decoded frames);
   - the Python module nft, where the build tree makes it: imported from the prefix's
     lib/python3.X/dist-packages by Debian's python3 with nothing else on PYTHONPATH, its corners
-    on cmu_book equal minimal's, and examples/python/*.py run from a copy outside the source tree.
+    on cmu_book equal minimal's, and examples/python/*.py run from a copy outside the source tree;
+  - the recognition service's client, where the build tree makes it: examples/recognition built
+    with find_package(nft COMPONENTS recognition) and with pkg-config nft-recognition finds the
+    cmu_book cover through a stand-in service (the Session starting with no target), and reports
+    an unreachable service; find_package fails naming libnft-recognition-dev without it.
 Ends with "N passed, M failed"; exits 1 if any check failed.
 
 Options:
@@ -146,6 +150,8 @@ build_library() {
   grep -q '^NFT_PYTHON_MODULE:INTERNAL=ON' "$build_dir/CMakeCache.txt" && targets+=(nft_python)
   # The GStreamer plugin, where GStreamer was found (gst/CMakeLists.txt): installed too.
   grep -q '^NFT_GST_PLUGIN:INTERNAL=ON' "$build_dir/CMakeCache.txt" && targets+=(gstnft)
+  # The recognition service's client (session/recognition/), unless configured out: installed too.
+  grep -q '^NFT_BUILD_RECOGNITION_CLIENT:BOOL=ON' "$build_dir/CMakeCache.txt" && targets+=(nft_recognition_lib)
   cmake --build "$build_dir" --target "${targets[@]}" || return 1
 }
 
@@ -561,6 +567,113 @@ elif grep -q '^NFT_PYTHON_MODULE:INTERNAL=ON' "$build_dir/CMakeCache.txt"; then
 else
   skipped=$((skipped + 1))
   echo "SKIP  the Python module: not built in $build_dir (pybind11 missing, or a sanitizer build)"
+fi
+
+# --- The recognition service's client from the prefix (libnft-recognition.a) -------------------
+# examples/recognition built with find_package(nft COMPONENTS recognition) and with pkg-config
+# nft-recognition, run on cmu_book against a stand-in service (Python's http.server: it answers
+# every POST /recognize with target 1 "cover" and serves, at GET /targets/1, the cover's model as
+# the installed nft_train trains it) — the Session starts with no target and must find the cover
+# through the service —, and against a port where nothing listens (the failed request reported).
+recognition_lib="$(find "$prefix" -name libnft-recognition.a | head -n 1)"
+recognition_build() {
+  cp -r "$root/examples/recognition" "$work/src/recognition" || return 1
+  "${clean_env[@]}" cmake -S "$work/src/recognition" -B "$work/build-recognition" "${generator[@]}" \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" || return 1
+  cmake --build "$work/build-recognition" || return 1
+  local flags pc_static=()
+  [ "$kind" = static ] && pc_static=(--static)
+  flags="$("${clean_env[@]}" PKG_CONFIG_PATH="$pc_dir" pkg-config "${pc_static[@]}" --cflags --libs nft-recognition opencv4)" ||
+    return 1
+  echo ">> pkg-config --cflags --libs nft-recognition: $(echo "$flags" | cut -c1-120)..."
+  # shellcheck disable=SC2086  # the flags are words
+  c++ -std=c++17 -O2 -o "$work/recognition-pc" "$work/src/recognition/recognition.cpp" $flags \
+    -Wl,-rpath,"$lib_dir" || return 1
+  # Without the component, find_package(nft COMPONENTS recognition) must fail and say what to install.
+  mkdir -p "$work/prefix-no-recognition" && cp -r "$prefix/." "$work/prefix-no-recognition/" || return 1
+  find "$work/prefix-no-recognition" -name 'nftRecognitionTargets*.cmake' -delete
+  if "${clean_env[@]}" cmake -S "$work/src/recognition" -B "$work/build-recognition-none" "${generator[@]}" \
+       -DCMAKE_PREFIX_PATH="$work/prefix-no-recognition" >"$work/out/recognition-none.txt" 2>&1; then
+    echo "find_package(nft COMPONENTS recognition) succeeded without the component"; return 1
+  fi
+  grep -q 'libnft-recognition-dev' "$work/out/recognition-none.txt" ||
+    { echo "the failure does not name libnft-recognition-dev:"; cat "$work/out/recognition-none.txt"; return 1; }
+}
+recognition_standin() {
+  local exe="$1" name="$2"
+  "$prefix/bin/nft_train" "$data/video/cmu_book/cv_cover.jpg" -o "$work/out/cover.nftm" >/dev/null || return 1
+  rm -f "$work/out/standin-port"
+  "${clean_env[@]}" python3 - "$work/out/cover.nftm" "$work/out/standin-port" <<'PY' &
+import http.server, json, sys
+model = open(sys.argv[1], "rb").read()
+class Service(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args): pass
+    def answer(self, status, body, kind):
+        self.send_response(status); self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        if self.path != "/recognize": return self.answer(404, b'{"error": "no such path"}', "application/json")
+        self.answer(200, json.dumps({"found": True, "target": {"id": 1, "name": "cover", "width_m": 0.2},
+            "homography": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "quad": [[0, 0], [1, 0], [1, 1], [0, 1]],
+            "inliers": 50, "score": 0.9}).encode(), "application/json")
+    def do_GET(self):
+        if self.path != "/targets/1": return self.answer(404, b'{"error": "no such target"}', "application/json")
+        self.answer(200, model, "application/octet-stream")
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Service)
+open(sys.argv[2], "w").write(str(server.server_address[1]))
+server.serve_forever()
+PY
+  local pid=$! i
+  for i in $(seq 100); do [ -s "$work/out/standin-port" ] && break; sleep 0.1; done
+  local port; port="$(cat "$work/out/standin-port" 2>/dev/null)"
+  local status=0
+  if [ -n "$port" ]; then
+    "${clean_env[@]}" "$exe" "http://127.0.0.1:$port" "$data/video/cmu_book/book.mp4" 120 \
+      >"$work/out/recognition-$name.txt" 2>&1 || status=1
+  else
+    echo "the stand-in service did not start"; status=1
+  fi
+  kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+  [ "$status" = 0 ] || { cat "$work/out/recognition-$name.txt"; return 1; }
+  cat "$work/out/recognition-$name.txt"
+  grep -q -E '^frame [0-9]+: found cover \(catalogue id 1\)$' "$work/out/recognition-$name.txt" ||
+    { echo "the cover was not found through the service"; return 1; }
+  # Found early (the first request goes with frame 0) and tracked on the device from then on.
+  local summary; summary="$(grep -E '^frames ' "$work/out/recognition-$name.txt")"
+  echo ">> $summary"
+  [[ "$summary" =~ ^frames\ 120,\ found\ in\ ([0-9]+),\ requests\ 1,\ errors\ 0$ ]] ||
+    { echo "expected 120 frames, 1 request, 0 errors: $summary"; return 1; }
+  [ "${BASH_REMATCH[1]}" -ge 100 ] || { echo "found in only ${BASH_REMATCH[1]} of 120 frames"; return 1; }
+}
+recognition_unreachable() {
+  local out status=0
+  out="$("${clean_env[@]}" "$work/build-recognition/recognition" http://127.0.0.1:9 \
+         "$data/video/cmu_book/book.mp4" 30 2>&1)" || status=$?
+  echo "$out"
+  [ "$status" = 0 ] || { echo "exit $status: a failed request must not stop the app"; return 1; }
+  grep -q -E '^frames 30, found in 0, requests 1, errors 1$' <<<"$out" || return 1
+  grep -q -F 'POST /recognize' <<<"$out" && grep -q -F 'http://127.0.0.1:9/recognize' <<<"$out" ||
+    { echo "the error does not name the request and its URL"; return 1; }
+  out="$("${clean_env[@]}" "$work/build-recognition/recognition" ftp://x "$data/video/cmu_book/book.mp4" 1 2>&1)" &&
+    { echo "ftp://x: exit 0"; return 1; }
+  grep -q 'recognition.url' <<<"$out" || { echo "ftp://x: the error does not name recognition.url: $out"; return 1; }
+}
+echo "== the recognition service's client from the installed prefix =="
+if [ -n "$recognition_lib" ]; then
+  if check "examples/recognition builds (CMake component recognition, pkg-config nft-recognition)" recognition_build; then
+    check "examples/recognition (CMake) finds the cover through a stand-in service" \
+      recognition_standin "$work/build-recognition/recognition" cmake || true
+    check "examples/recognition (pkg-config) finds the cover through a stand-in service" \
+      recognition_standin "$work/recognition-pc" pkg-config || true
+    check "examples/recognition reports an unreachable service and a bad URL" recognition_unreachable || true
+  fi
+elif grep -q '^NFT_BUILD_RECOGNITION_CLIENT:BOOL=ON' "$build_dir/CMakeCache.txt"; then
+  failed=$((failed + 1))
+  echo "FAIL  the build tree makes the recognition client but the prefix has no libnft-recognition.a"
+else
+  skipped=$((skipped + 1))
+  echo "SKIP  the recognition client: not built in $build_dir (NFT_BUILD_RECOGNITION_CLIENT=OFF)"
 fi
 
 echo "== examples/camera against the installed package =="
