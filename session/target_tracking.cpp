@@ -12,6 +12,8 @@
 #include "session/parallel_each.h"
 #include "session/target_loader.h"
 #include "session/target_words.h"
+#include "tracker/curved_detection.h"
+#include "tracker/label_outline.h"
 #include "tracker/pose.h"
 
 namespace nft::session {
@@ -636,6 +638,7 @@ void TargetTracking::releaseLostModels() {
     Target& t = *lost[i];
     t.lane.reset();  // holds the model's image (tracker::Tracker keeps the model)
     t.refiner.reset();
+    t.curvedRefiner.reset();
     t.refinerFactor = 0;
     t.model.reset();
   }
@@ -652,12 +655,14 @@ void TargetTracking::refine(const cv::Mat& frame, const tracker::CameraCalibrati
   parallelEach(result.targets.size(), [&](size_t k) {
     TargetResult& r = result.targets[k];
     Target& t = find(r.id, "refine");
-    if (t.info.geometry.curved()) return;  // the dense alignment fits a plane's homography
     if (!r.found) {
       t.lastCentre.reset();
       t.lastMotion.reset();
+      t.lastPose.reset();
+      t.poseBefore.reset();
       return;
     }
+    if (t.info.geometry.curved()) return refineCurved(t, frame, calibration, workingFactor, frame0, r);
     if (!t.refiner || t.refinerFactor != workingFactor) {
       tracker::RefinerOptions refinerOptions;
       refinerOptions.maxShiftPx *= workingFactor;
@@ -733,6 +738,64 @@ void TargetTracking::refine(const cv::Mat& frame, const tracker::CameraCalibrati
           tracker::meanReprojectionErrorPx(calibration, pose, r.inlierTargetPoints, r.inlierFramePoints, mpp);
   });
   result.timings.refine += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+void TargetTracking::refineCurved(Target& t, const cv::Mat& frame, const tracker::CameraCalibration& calibration,
+                                  int workingFactor, long long frame0, TargetResult& r) {
+  if (!t.curvedRefiner || t.refinerFactor != workingFactor) {
+    tracker::RefinerOptions refinerOptions = tracker::curvedRefinerOptions();
+    refinerOptions.maxShiftPx *= workingFactor;
+    t.curvedRefiner = std::make_shared<const tracker::CurvedRefiner>(modelOf(t), refinerOptions);
+    t.refinerFactor = workingFactor;
+  }
+  tracker::Pose pose;
+  pose.rvec = r.pose.rvec;
+  pose.tvec = r.pose.t;
+  pose.inliers = r.inliers;
+  // Each label point's blur: the exposure × its velocity at this frame's time, from the poses of
+  // the last two frames when they were refined (as the flat targets' centre, above).
+  const bool consecutive = t.lastPose && t.lastRefined == frame0 - 1;
+  tracker::Tracker* lane = single_ ? &*single_ : t.lane ? &*t.lane : nullptr;
+  tracker::CurvedMotion motion;
+  if (consecutive) {
+    motion.before = t.lastPose;
+    motion.beforeThat = t.poseBefore;
+    motion.exposure = lane ? lane->exposure() : options_.tracker.tracking.blurExposure;
+  }
+  const bool quickOnly =
+      consecutive && t.refusedInARow >= kRefusalsBeforeQuick && t.refusedInARow % kFullRefinementEvery != 0;
+  const tracker::CurvedRefinement refined = t.curvedRefiner->refine(frame, calibration, pose, motion, !quickOnly);
+  const bool uncorrelated = !refined.pose && refined.correlation < t.curvedRefiner->options().minCorrelation;
+  t.refusedInARow = uncorrelated ? t.refusedInARow + 1 : 0;
+  t.poseBefore = consecutive ? t.lastPose : std::nullopt;
+  t.lastPose = refined.pose ? *refined.pose : pose;
+  t.lastRefined = frame0;
+  if (!refined.pose) return;  // refused: the lanes' result as it is
+  // The lane predicts the next frame from this pose and measures the motion from it: the refined one
+  // is the better (motion_blur can at 1280 × 720: 85.7 -> 87.7 % within 5 px).
+  if (lane) lane->correctPose(*refined.pose);
+  const detection::LabelSurface& surface = t.curvedRefiner->surface();
+  const cv::Size size = modelOf(t).image.size();
+  setPose(r, *refined.pose);
+  r.homography = tracker::tangentPlaneHomography(calibration, *refined.pose, surface.metresPerPixel());
+  const double w = size.width, h = size.height;
+  std::vector<cv::Point3d> corners;
+  for (const cv::Point2d& c : {cv::Point2d(0, 0), cv::Point2d(w, 0), cv::Point2d(w, h), cv::Point2d(0, h)})
+    corners.push_back(surface.point(c));
+  std::vector<cv::Point2d> projected;
+  cv::projectPoints(corners, refined.pose->rvec, refined.pose->tvec, calibration.K, calibration.distortion, projected);
+  r.corners.clear();
+  for (const cv::Point2d& c : projected) r.corners.emplace_back(static_cast<float>(c.x), static_cast<float>(c.y));
+  r.outline = tracker::projectedOutline(surface, size, *refined.pose, calibration);
+  // The reported error is the refined pose's, over the lane's inliers (their label points).
+  if (!r.inlierTargetPoints.empty()) {
+    std::vector<cv::Point3d> object;
+    for (const cv::Point2f& p : r.inlierTargetPoints) object.push_back(surface.point(p));
+    cv::projectPoints(object, refined.pose->rvec, refined.pose->tvec, calibration.K, calibration.distortion, projected);
+    double sum = 0;
+    for (size_t i = 0; i < projected.size(); ++i) sum += cv::norm(cv::Point2d(r.inlierFramePoints[i]) - projected[i]);
+    r.reprojectionErrorPx = sum / static_cast<double>(projected.size());
+  }
 }
 
 void TargetTracking::smooth(const tracker::CameraCalibration& calibration, FrameResult& result) {

@@ -40,6 +40,7 @@
 #include "session/pipeline_options.h"
 #include "tracker/camera_calibration.h"
 #include "tracker/frame_pyramid.h"
+#include "tracker/curved_refiner.h"
 #include "tracker/homography_refiner.h"
 #include "tracker/multi_target_detector.h"
 #include "tracker/one_euro_filter.h"
@@ -95,7 +96,9 @@ class TargetTracking {
   /// gets its homography refined on `frame` (tracker/homography_refiner.h; a target's refiner is
   /// built the first time it is found), with the motion blur its tracker models (its exposure ×
   /// the centre's velocity at this frame, from its last three frames when found on them all), and
-  /// its corners and pose (planar PnP with `calibration`, the frame's) from it;
+  /// its corners and pose (planar PnP with `calibration`, the frame's) from it; a curved target
+  /// gets its pose refined on its surface (tracker/curved_refiner.h, each label point blurred by
+  /// its own motion over its last poses) and its homography, corners and outline from it;
   /// a refinement the refiner refuses leaves the result as it was. `workingFactor` is the
   /// working frame's downscale factor k (session/working_frame.h, >= 1): the lanes' errors are in
   /// working-frame pixels, so the largest correction the refiner accepts
@@ -137,7 +140,10 @@ class TargetTracking {
     int framesSinceFound = -1;              // -1: not being tracked
     bool recognized = false;                // added to recognizer_
     std::shared_ptr<const tracker::HomographyRefiner> refiner;  // built when first found
-    int refinerFactor = 0;                  // the working factor refiner was built for
+    std::shared_ptr<const tracker::CurvedRefiner> curvedRefiner;  // a curved target's, likewise
+    int refinerFactor = 0;                  // the working factor the refiner was built for
+    std::optional<tracker::Pose> lastPose;    // a curved target's pose in the last refined frame
+    std::optional<tracker::Pose> poseBefore;  // ... and in the frame before it, when refined too
     std::optional<cv::Point2d> lastCentre;  // its centre in the last refined frame (frame pixels)
     std::optional<cv::Point2d> lastMotion;  // lastCentre minus the centre the frame before it
     long long lastRefined = -1;             // that frame's number
@@ -147,6 +153,10 @@ class TargetTracking {
     long long lastSmoothedFrame = -1, lastSmoothedNs = 0;
   };
 
+  /// refine() of a found curved target `t` (its result `r`), frame `frame0`: its pose aligned on
+  /// the label's surface (tracker/curved_refiner.h), blurred by the motion of its last two poses.
+  void refineCurved(Target& t, const cv::Mat& frame, const tracker::CameraCalibration& calibration,
+                    int workingFactor, long long frame0, TargetResult& r);
   Target& find(TargetId id, const char* call);
   const Target& find(TargetId id, const char* call) const;
   void checkCompatible(detection::DescriptorType type, detection::Orientation orientation,

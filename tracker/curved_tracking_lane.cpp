@@ -273,16 +273,28 @@ std::optional<TrackedTarget> CurvedTrackingLane::track(FramePyramid& frame, cons
   const double cap = std::max<double>(o.maxSearchPx, prior.searchRangePx);
   const double range =
       std::min(cap, std::max({2.0 * o.coarseRadiusPx, prior.searchRangePx, o.searchSpeedFactor * speed}));
+  // The last stage: full resolution, or half resolution in a strongly blurred frame (the facing
+  // patches' mean predicted streak at least kHalfResolutionStreakPx, as the planar lane's step 4).
+  int finalLevel = 0;
+  if (prior.reference && prior.blurExposure > 0) {
+    const View now(prior.predicted), before(*prior.reference);
+    double streak = 0;
+    int facing = 0;
+    for (const Impl::SurfacePatch& p : s.patches)
+      if (s.faces(now, p)) streak += prior.blurExposure * cv::norm(s.project(now, p.X) - s.project(before, p.X)), ++facing;
+    if (facing > 0 && streak / facing >= kHalfResolutionStreakPx) finalLevel = 1;
+  }
   struct Stage {
     int level, radius, budget;
   };
   std::vector<Stage> stages;
-  if (range <= 2.0 * o.coarseRadiusPx) {
+  if (range <= 2.0 * o.coarseRadiusPx && finalLevel == 0) {
     stages.push_back({1, o.coarseRadiusPx, o.maxPatches});
   } else {
-    const int top = range / 4 <= kMaxCoarseRadius ? 2 : 3;
-    stages.push_back({top, std::min(kMaxSearchRadius, static_cast<int>(std::ceil(range / (1 << top)))), o.coarsePatches});
-    for (int level = top - 1; level >= 1; --level) stages.push_back({level, kRefineRadius, o.maxPatches});
+    const int top = std::max(range / 4 <= kMaxCoarseRadius ? 2 : 3, finalLevel + 1);
+    stages.push_back({top, std::clamp(static_cast<int>(std::ceil(range / (1 << top))), 2, kMaxSearchRadius),
+                      o.coarsePatches});
+    for (int level = top - 1; level > finalLevel; --level) stages.push_back({level, kRefineRadius, o.maxPatches});
   }
   frame.ensure(stages.front().level + 1);
 
@@ -296,8 +308,8 @@ std::optional<TrackedTarget> CurvedTrackingLane::track(FramePyramid& frame, cons
   s.timings.coarse = msSince(start);
 
   const auto fineStart = Clock::now();
-  const Impl::Matches fine = s.search(frame.level(0), 0, pose, prior.reference, prior.blurExposure, o.fineRadiusPx,
-                                      o.maxPatches);
+  const Impl::Matches fine = s.search(frame.level(finalLevel), finalLevel, pose, prior.reference, prior.blurExposure,
+                                      o.fineRadiusPx, o.maxPatches);
   s.timings.fine = msSince(fineStart);
   const auto poseStart = Clock::now();
   const auto reject = [&](std::string why) -> std::optional<TrackedTarget> {
@@ -308,7 +320,7 @@ std::optional<TrackedTarget> CurvedTrackingLane::track(FramePyramid& frame, cons
   if (static_cast<int>(fine.object.size()) < o.minInliers)
     return reject("too few matches: " + std::to_string(fine.object.size()) + " < " + std::to_string(o.minInliers) +
                   " of " + std::to_string(fine.searched) + " patches searched");
-  if (!s.fit(fine, o.ransacThresholdPx, pose, inliers, true))
+  if (!s.fit(fine, std::ldexp(o.ransacThresholdPx, finalLevel), pose, inliers, true))
     return reject("too few inliers: " + std::to_string(inliers.size()) + " < " + std::to_string(o.minInliers));
 
   TrackedTarget r;

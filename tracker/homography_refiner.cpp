@@ -8,34 +8,24 @@
 #include <stdexcept>
 #include <string>
 
-#include <opencv2/core/hal/intrin.hpp>
 #include <opencv2/imgproc.hpp>
+
+#include "tracker/dense_alignment.h"
 
 namespace nft::tracker {
 namespace {
 
-// Iterations stop once no target corner moves more than this in one step (frame pixels).
-constexpr double kConvergedPx = 0.05;
-// A start the alignment at the frame's own level brings to convergence within kQuickIterations,
-// moving the target in view at most kQuickShiftPx, needs no coarser level (the tracking lane's
-// homography, about a pixel off, nearly always): the coarse levels cost the final refinement 5×
-// its time on tmt_bookI otherwise.
-constexpr int kQuickIterations = 4;
-constexpr double kQuickShiftPx = 2.0;
-// Template levels above the frame's that the alignment starts from (coarse to fine).
-constexpr int kCoarseLevels = 2;
-// Cells per side of the grid whose corners in view measure the moves (checkPoints).
-constexpr int kCheckGrid = 8;
-// Tukey's biweight constant (95 % efficiency under Gaussian noise), in robust standard deviations.
-constexpr double kTukey = 4.685;
-// The robust scale never goes under this (grey levels): an exact fit must not turn every
-// sample's noise into an outlier.
-constexpr double kMinScaleGrey = 1.0;
-// Streaks shorter than this (template pixels) are not modelled: they blur less than the
-// bilinear sampling does.
-constexpr double kMinStreakPx = 1.5;
-// A template pyramid level needs this many pixels on its shorter side.
-constexpr int kMinLevelSide = 24;
+using alignment::bilinearAt;
+using alignment::bilinearWithGradient;
+using alignment::floatAt;
+using alignment::kCoarseLevels;
+using alignment::kConvergedPx;
+using alignment::kMinLevelSide;
+using alignment::kMinStreakPx;
+using alignment::kQuickIterations;
+using alignment::kQuickShiftPx;
+
+using alignment::kCheckGrid;
 
 /// One template sample: its position in the level's normalised coordinates, its grey value and
 /// its gradient there (grey levels per normalised unit: the level's gradient × sc).
@@ -69,92 +59,15 @@ Level buildLevel(const cv::Mat& image, double scale, const RefinerOptions& o) {
   cv::Mat f, gx, gy;
   image.convertTo(f, CV_32F);
   level.image = f;
-  cv::Sobel(f, gx, CV_32F, 1, 0, 3, 1.0 / 8);
-  cv::Sobel(f, gy, CV_32F, 0, 1, 3, 1.0 / 8);
-  // The strongest gradient of each cell of a grid with about o.samples cells.
-  const int cell = std::max(2, static_cast<int>(std::sqrt(static_cast<double>(image.cols) * image.rows / o.samples)));
-  const double min2 = o.minGradient * o.minGradient;
-  for (int y0 = 1; y0 < image.rows - 1; y0 += cell)
-    for (int x0 = 1; x0 < image.cols - 1; x0 += cell) {
-      int bx = -1, by = -1;
-      double best = min2;
-      for (int y = y0; y < std::min(y0 + cell, image.rows - 1); ++y)
-        for (int x = x0; x < std::min(x0 + cell, image.cols - 1); ++x) {
-          const double g2 = static_cast<double>(gx.at<float>(y, x)) * gx.at<float>(y, x) +
-                            static_cast<double>(gy.at<float>(y, x)) * gy.at<float>(y, x);
-          if (g2 >= best) best = g2, bx = x, by = y;
-        }
-      if (bx < 0) continue;
-      Sample s;
-      s.x = static_cast<float>((bx - level.cx) / level.sc);
-      s.y = static_cast<float>((by - level.cy) / level.sc);
-      s.t = f.at<float>(by, bx);
-      setGradient(s, gx.at<float>(by, bx), gy.at<float>(by, bx), level.sc);
-      level.samples.push_back(s);
-    }
-  return level;
-}
-
-/// Bilinear value of a CV_8UC1 image (rows `step` bytes apart) at (u, v) in [0, cols − 1) ×
-/// [0, rows − 1).
-inline float bilinearAt(const uchar* data, size_t step, double u, double v) {
-  const int x = static_cast<int>(u), y = static_cast<int>(v);
-  const float ax = static_cast<float>(u - x), ay = static_cast<float>(v - y);
-  const uchar* r0 = data + static_cast<size_t>(y) * step + x;
-  const uchar* r1 = r0 + step;
-  const float top = r0[0] + ax * static_cast<float>(r0[1] - r0[0]);
-  const float bottom = r1[0] + ax * static_cast<float>(r1[1] - r1[0]);
-  return top + ay * (bottom - top);
-}
-
-/// bilinearAt() and the central differences of the bilinear image there, (I(u + 1, v) −
-/// I(u − 1, v)) / 2 and (I(u, v + 1) − I(u, v − 1)) / 2, from the 12 pixels they read, for (u, v)
-/// in [1, cols − 2) × [1, rows − 2).
-inline void bilinearWithGradient(const uchar* data, size_t step, double u, double v, float& value, float& gx,
-                                 float& gy) {
-  const int x = static_cast<int>(u), y = static_cast<int>(v);
-  const float ax = static_cast<float>(u - x), ay = static_cast<float>(v - y);
-  const uchar* r1 = data + static_cast<size_t>(y) * step + x;  // row y, column x
-  const uchar* r0 = r1 - step;
-  const uchar* r2 = r1 + step;
-  const uchar* r3 = r2 + step;
-  const auto across = [ax](const uchar* r, int c) { return r[c] + ax * static_cast<float>(r[c + 1] - r[c]); };
-  const float left1 = across(r1, -1), mid1 = across(r1, 0), right1 = across(r1, 1);
-  const float left2 = across(r2, -1), mid2 = across(r2, 0), right2 = across(r2, 1);
-  const float mid0 = across(r0, 0), mid3 = across(r3, 0);
-  value = mid1 + ay * (mid2 - mid1);
-  gx = 0.5f * ((right1 + ay * (right2 - right1)) - (left1 + ay * (left2 - left1)));
-  gy = 0.5f * ((mid2 + ay * (mid3 - mid2)) - (mid0 + ay * (mid1 - mid0)));
-}
-
-/// Σ a_i · b_i over n floats, in OpenCV's universal intrinsics (float lanes, two accumulators).
-float dot(const float* a, const float* b, size_t n) {
-  size_t i = 0;
-  float sum = 0;
-#if CV_SIMD
-  constexpr size_t lanes = cv::v_float32::nlanes;
-  cv::v_float32 s0 = cv::vx_setzero_f32(), s1 = cv::vx_setzero_f32();
-  for (; i + 2 * lanes <= n; i += 2 * lanes) {
-    s0 = cv::v_fma(cv::vx_load(a + i), cv::vx_load(b + i), s0);
-    s1 = cv::v_fma(cv::vx_load(a + i + lanes), cv::vx_load(b + i + lanes), s1);
+  for (const cv::Point& p : alignment::strongestGradientPerCell(f, o.samples, o.minGradient, gx, gy)) {
+    Sample s;
+    s.x = static_cast<float>((p.x - level.cx) / level.sc);
+    s.y = static_cast<float>((p.y - level.cy) / level.sc);
+    s.t = f.at<float>(p);
+    setGradient(s, gx.at<float>(p), gy.at<float>(p), level.sc);
+    level.samples.push_back(s);
   }
-  sum = cv::v_reduce_sum(s0 + s1);
-#endif
-  for (; i < n; ++i) sum += a[i] * b[i];
-  return sum;
-}
-
-/// Bilinear value of a CV_32F image at (u, v), clamped to its border.
-float floatAt(const cv::Mat& image, double u, double v) {
-  u = std::clamp(u, 0.0, image.cols - 1.001);
-  v = std::clamp(v, 0.0, image.rows - 1.001);
-  const int x = static_cast<int>(u), y = static_cast<int>(v);
-  const float ax = static_cast<float>(u - x), ay = static_cast<float>(v - y);
-  const float* r0 = image.ptr<float>(y);
-  const float* r1 = image.ptr<float>(y + 1);
-  const float top = r0[x] + ax * (r0[x + 1] - r0[x]);
-  const float bottom = r1[x] + ax * (r1[x + 1] - r1[x]);
-  return top + ay * (bottom - top);
+  return level;
 }
 
 /// The level's samples as a frame blurred along `streak` (level pixels; the image of a point
@@ -184,32 +97,6 @@ std::vector<Sample> blurredSamples(const Level& level, cv::Vec2d streak) {
 cv::Point2d apply(const cv::Matx33d& H, double x, double y) {
   const double w = H(2, 0) * x + H(2, 1) * y + H(2, 2);
   return {(H(0, 0) * x + H(0, 1) * y + H(0, 2)) / w, (H(1, 0) * x + H(1, 1) * y + H(1, 2)) / w};
-}
-
-/// The median (the element of rank size / 2) of `v`, which it reorders: exactly
-/// std::nth_element's, in about a third of its time on the refiner's 512 values. A histogram of
-/// 64 bins over [min, max] finds the bin holding that rank; nth_element then runs on that bin's
-/// values only.
-float medianOf(std::vector<float>& v) {
-  const size_t n = v.size(), rank = n / 2;
-  float lo = v[0], hi = v[0];
-  for (const float x : v) lo = std::min(lo, x), hi = std::max(hi, x);
-  if (!(hi > lo)) return lo;  // all equal (or NaN, which the callers never pass)
-  constexpr int kBins = 64;
-  const float toBin = kBins / (hi - lo);
-  const auto binOf = [&](float x) { return std::min(kBins - 1, static_cast<int>((x - lo) * toBin)); };
-  size_t counts[kBins] = {};
-  for (const float x : v) ++counts[binOf(x)];
-  int bin = 0;
-  size_t below = 0;
-  while (below + counts[bin] <= rank) below += counts[bin++];
-  // The bin's values to the front, then the rank among them.
-  size_t m = 0;
-  for (size_t i = 0; i < n; ++i)
-    if (binOf(v[i]) == bin) std::swap(v[m++], v[i]);
-  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(rank - below);
-  std::nth_element(v.begin(), mid, v.begin() + static_cast<std::ptrdiff_t>(m));
-  return *mid;
 }
 
 /// The points of the target (model pixels) whose moves tell how far a homography changed where
@@ -243,10 +130,9 @@ double largestMove(const cv::Matx33d& G, const cv::Matx33d& H, const std::vector
 /// iterate()'s buffers, one value per sample, kept per thread so that a refinement allocates
 /// nothing once warm.
 struct AlignScratch {
-  std::vector<float> grey, warpedGx, warpedGy, residual, weight;
-  std::vector<float> values, moreValues;  // for the medians
-  std::vector<float> rows;                // 9 × n: the weighted steepest-descent rows and residuals
-  std::vector<unsigned char> valid;
+  alignment::RobustSamples samples;   // values, residuals and weights
+  std::vector<float> warpedGx, warpedGy;
+  std::vector<float> rows;            // 9 × n: the weighted steepest-descent rows and residuals
 };
 
 /// How iterate() ended.
@@ -266,12 +152,11 @@ Alignment iterate(const Level& level, const std::vector<Sample>& samples, const 
   const cv::Matx33d fromModel = toModel.inv();
   thread_local AlignScratch scratch;
   AlignScratch& s = scratch;
-  s.grey.assign(n, 0.f);
+  alignment::RobustSamples& robust = s.samples;
+  robust.reset(n);
+  for (size_t i = 0; i < n; ++i) robust.templateGrey[i] = samples[i].t;
   s.warpedGx.assign(n, 0.f);
   s.warpedGy.assign(n, 0.f);
-  s.residual.assign(n, 0.f);
-  s.weight.assign(n, 1.f);
-  s.valid.assign(n, 0);
   s.rows.assign(9 * n, 0.f);
   const uchar* data = frame.data;
   const size_t rowStep = frame.step;
@@ -284,15 +169,15 @@ Alignment iterate(const Level& level, const std::vector<Sample>& samples, const 
       const double x = samples[i].x, y = samples[i].y;
       const double w = 1.0 / (G(2, 0) * x + G(2, 1) * y + G(2, 2));  // 1 / W
       const double u = (G(0, 0) * x + G(0, 1) * y + G(0, 2)) * w, v = (G(1, 0) * x + G(1, 1) * y + G(1, 2)) * w;
-      s.valid[i] = u >= umin && v >= vmin && u < umax && v < vmax;
-      if (!s.valid[i]) continue;
+      robust.valid[i] = u >= umin && v >= vmin && u < umax && v < vmax;
+      if (!robust.valid[i]) continue;
       ++inView;
       if (!secondOrder) {
-        s.grey[i] = bilinearAt(data, rowStep, u, v);
+        robust.frameGrey[i] = bilinearAt(data, rowStep, u, v);
         continue;
       }
       float ix, iy;
-      bilinearWithGradient(data, rowStep, u, v, s.grey[i], ix, iy);
+      bilinearWithGradient(data, rowStep, u, v, robust.frameGrey[i], ix, iy);
       // The warped frame's gradient in the level's normalised coordinates: ∇I · ∂(u, v)/∂(x, y).
       const double ux = (G(0, 0) - u * G(2, 0)) * w, uy = (G(0, 1) - u * G(2, 1)) * w;
       const double vx = (G(1, 0) - v * G(2, 0)) * w, vy = (G(1, 1) - v * G(2, 1)) * w;
@@ -301,72 +186,28 @@ Alignment iterate(const Level& level, const std::vector<Sample>& samples, const 
     }
     out.inView = inView;
     if (inView < std::max(16.0, o.minInView * static_cast<double>(n))) return Alignment::Failed;
-    // Gain and offset (frame ≈ a · template + b) and the residuals' Tukey weights, twice: the
-    // gain from the last weights (on the first iteration from medians and median absolute
-    // deviations, which an occluder over part of the target barely moves), the weights from its
-    // residuals, then the gain again from those weights.
-    double c = 0, gain = 1;
-    for (int pass = 0; pass < 2; ++pass) {
-      double a = 0, b = 0;
-      if (iteration == 1 && pass == 0) {
-        std::vector<float>& frameValues = s.values;
-        std::vector<float>& templateValues = s.moreValues;
-        frameValues.clear();
-        templateValues.clear();
-        for (size_t i = 0; i < n; ++i)
-          if (s.valid[i]) frameValues.push_back(s.grey[i]), templateValues.push_back(samples[i].t);
-        const float mf = medianOf(frameValues), mt = medianOf(templateValues);
-        for (float& v : frameValues) v = std::abs(v - mf);
-        for (float& v : templateValues) v = std::abs(v - mt);
-        const double sf = medianOf(frameValues), st = medianOf(templateValues);
-        a = st > 0 ? sf / st : 0;
-        b = mf - a * mt;
-      } else {
-        double sw = 0, st = 0, si = 0, stt = 0, sti = 0;
-        for (size_t i = 0; i < n; ++i)
-          if (s.valid[i]) {
-            const double wi = s.weight[i], t = samples[i].t, g = s.grey[i];
-            sw += wi, st += wi * t, si += wi * g, stt += wi * t * t, sti += wi * t * g;
-          }
-        if (sw <= 0) return Alignment::Failed;
-        const double mt = st / sw, mi = si / sw, vt = stt / sw - mt * mt, cti = sti / sw - mt * mi;
-        a = vt > 0 ? cti / vt : 0;
-        b = mi - a * mt;
-      }
-      if (!(a > 0.05)) return Alignment::Failed;  // the frame there does not look like the target
-      gain = a;
-      std::vector<float>& magnitudes = s.values;
-      magnitudes.clear();
-      const float inverseGain = static_cast<float>(1.0 / a), offset = static_cast<float>(b);
-      for (size_t i = 0; i < n; ++i)
-        if (s.valid[i]) {
-          s.residual[i] = (s.grey[i] - offset) * inverseGain - samples[i].t;
-          magnitudes.push_back(std::abs(s.residual[i]));
-        }
-      c = kTukey * std::max(kMinScaleGrey, 1.4826 * medianOf(magnitudes));
-      const float inverseScale = static_cast<float>(1.0 / c);
-      for (size_t i = 0; i < n; ++i) {
-        const float u = s.valid[i] ? s.residual[i] * inverseScale : 1.0f;
-        s.weight[i] = std::abs(u) < 1 ? (1 - u * u) * (1 - u * u) : 0.0f;
-      }
-    }
+    // Gain and offset (frame ≈ a · template + b) and the residuals' Tukey weights
+    // (alignment::fitGainAndWeights: robust to an occluder over part of the target).
+    double gain = 1, offset = 0;
+    if (!robust.fitGainAndWeights(iteration == 1, gain, offset)) return Alignment::Failed;
     // The samples' normalised cross-correlation, template against frame, Tukey-weighted; and the
     // steepest-descent rows weighted by √w (row r of sample i at rows[r · n + i], the weighted
     // residual at rows[8n + i]), whose products give the normal equations.
-    double sw = 0, st = 0, sg = 0, stt = 0, sgg = 0, stg = 0, sum2 = 0;
+    alignment::WeightedCorrelation correlation;
+    double sw = 0, sum2 = 0;
     int agreeing = 0;
     const float inverseGain = static_cast<float>(1.0 / gain);
     float* rows = s.rows.data();
     for (size_t i = 0; i < n; ++i) {
-      const float wi = s.weight[i];
+      const float wi = robust.weight[i];
       if (!(wi > 0)) {
         for (size_t r = 0; r < 9; ++r) rows[r * n + i] = 0.f;
         continue;
       }
       ++agreeing;
-      const double t = samples[i].t, g = s.grey[i];
-      sw += wi, st += wi * t, sg += wi * g, stt += wi * t * t, sgg += wi * g * g, stg += wi * t * g;
-      sum2 += static_cast<double>(wi) * s.residual[i] * s.residual[i];
+      correlation.add(wi, samples[i].t, robust.frameGrey[i]);
+      sw += wi;
+      sum2 += static_cast<double>(wi) * robust.residual[i] * robust.residual[i];
       // Efficient second-order minimisation (Benhimane and Malis, "Real-time image-based
       // tracking of planes using efficient second-order minimization", IROS 2004): the
       // steepest-descent row from the mean of the template's gradient and the warped frame's (in
@@ -381,23 +222,15 @@ Alignment iterate(const Level& level, const std::vector<Sample>& samples, const 
       const float x = samples[i].x, y = samples[i].y, radial = ex * x + ey * y, root = std::sqrt(wi);
       const float j[8] = {ex * x, ey * x, ex * y, ey * y, ex, ey, -x * radial, -y * radial};
       for (size_t r = 0; r < 8; ++r) rows[r * n + i] = root * j[r];
-      rows[8 * n + i] = root * s.residual[i];
+      rows[8 * n + i] = root * robust.residual[i];
     }
-    {
-      const double vt = stt - st * st / sw, vg = sgg - sg * sg / sw;
-      out.correlation = sw > 0 && vt > 0 && vg > 0 ? (stg - st * sg / sw) / std::sqrt(vt * vg) : 0;
-    }
+    out.correlation = correlation.value();
     out.agreeing = agreeing;
     out.rmsGrey = sw > 0 ? std::sqrt(sum2 / sw) : 0;
     if (agreeing < std::max(16.0, o.minAgreeing * inView)) return Alignment::Failed;
     cv::Matx<double, 8, 8> A;
     cv::Vec<double, 8> g;
-    for (size_t r = 0; r < 8; ++r) {
-      g[static_cast<int>(r)] = dot(rows + r * n, rows + 8 * n, n);
-      for (size_t k = r; k < 8; ++k)
-        A(static_cast<int>(r), static_cast<int>(k)) = A(static_cast<int>(k), static_cast<int>(r)) =
-            dot(rows + r * n, rows + k * n, n);
-    }
+    alignment::normalEquations(rows, n, A, g);
     cv::Vec<double, 8> dp;
     if (!cv::solve(A, g, dp, cv::DECOMP_CHOLESKY)) return Alignment::Failed;
     // Inverse composition: W(x; p) ← W(x; p) ∘ W(x; Δp)⁻¹.
@@ -416,6 +249,18 @@ Alignment iterate(const Level& level, const std::vector<Sample>& samples, const 
 
 }  // namespace
 
+void validateRefinerOptions(const RefinerOptions& o) {
+  if (o.samples < 16) throw std::invalid_argument("RefinerOptions::samples must be >= 16, got " + std::to_string(o.samples));
+  if (!(o.minGradient >= 0)) throw std::invalid_argument("RefinerOptions::minGradient must be >= 0");
+  if (o.maxIterations < 1) throw std::invalid_argument("RefinerOptions::maxIterations must be >= 1");
+  if (!(o.minInView > 0 && o.minInView <= 1)) throw std::invalid_argument("RefinerOptions::minInView must be in (0, 1]");
+  if (!(o.minAgreeing > 0 && o.minAgreeing <= 1))
+    throw std::invalid_argument("RefinerOptions::minAgreeing must be in (0, 1]");
+  if (!(o.maxShiftPx > 0)) throw std::invalid_argument("RefinerOptions::maxShiftPx must be > 0");
+  if (!(o.minCorrelation >= -1 && o.minCorrelation <= 1))
+    throw std::invalid_argument("RefinerOptions::minCorrelation must be in [-1, 1]");
+}
+
 struct HomographyRefiner::Impl {
   RefinerOptions options;
   cv::Size size;  // the model image's
@@ -427,15 +272,7 @@ HomographyRefiner::HomographyRefiner(const cv::Mat& image, const RefinerOptions&
     throw std::invalid_argument("HomographyRefiner: the target image must be CV_8UC1 of at least 16x16, got " +
                                 cv::typeToString(image.type()) + " " + std::to_string(image.cols) + "x" +
                                 std::to_string(image.rows));
-  if (o.samples < 16) throw std::invalid_argument("RefinerOptions::samples must be >= 16, got " + std::to_string(o.samples));
-  if (!(o.minGradient >= 0)) throw std::invalid_argument("RefinerOptions::minGradient must be >= 0");
-  if (o.maxIterations < 1) throw std::invalid_argument("RefinerOptions::maxIterations must be >= 1");
-  if (!(o.minInView > 0 && o.minInView <= 1)) throw std::invalid_argument("RefinerOptions::minInView must be in (0, 1]");
-  if (!(o.minAgreeing > 0 && o.minAgreeing <= 1))
-    throw std::invalid_argument("RefinerOptions::minAgreeing must be in (0, 1]");
-  if (!(o.maxShiftPx > 0)) throw std::invalid_argument("RefinerOptions::maxShiftPx must be > 0");
-  if (!(o.minCorrelation >= -1 && o.minCorrelation <= 1))
-    throw std::invalid_argument("RefinerOptions::minCorrelation must be in [-1, 1]");
+  validateRefinerOptions(o);
   impl_->options = o;
   impl_->size = image.size();
   cv::Mat level = image;

@@ -76,6 +76,10 @@ struct RefinerOptions {
   double maxShiftPx = 24.0;
 };
 
+/// Checks every field of `options` against its range above.
+/// @throws std::invalid_argument "RefinerOptions::<field> must be ...".
+void validateRefinerOptions(const RefinerOptions& options);
+
 /// The outcome of one refine() call.
 struct Refinement {
   /// The refined homography (target pixels → frame pixels, H(2,2) = 1); std::nullopt when refused

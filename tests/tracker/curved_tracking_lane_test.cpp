@@ -17,7 +17,7 @@
 #include "gpu/capabilities.h"
 #include "detection/surf_cpu.h"
 #include "detection/target_trainer.h"
-#include "support/target_geometries.h"
+#include "support/can_label.h"
 #include "tracker/curved_tracking_lane.h"
 #include "tracker/tracker.h"
 
@@ -26,60 +26,21 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-struct Can {
-  detection::TargetModel model;
-  detection::LabelSurface surface;
-  CameraCalibration calibration;
-};
-
-/// graf1.png as a label over 115° of a 5 cm can, 0.1 m of arc, trained as the Session trains it.
-Can makeCan() {
-  cv::Mat graf = cv::imread("/usr/share/doc/opencv-doc/examples/data/graf1.png", cv::IMREAD_GRAYSCALE);
-  if (graf.empty()) throw std::runtime_error("opencv-doc's graf1.png is missing (scripts/install-deps.sh)");
-  cv::resize(graf, graf, cv::Size(640, 512), 0, 0, cv::INTER_AREA);
-  detection::TargetTrainerOptions options;
-  options.widthMetres = 0.1;
-  options.geometry = testing::cylinder(0.05);
-  const detection::SurfCpu surf;
-  detection::TargetModel model = detection::trainTarget(
-      graf, options, [&](const cv::Mat& g, std::vector<detection::Keypoint>& k) { return surf.describe(g, k); });
-  CameraCalibration calibration;
-  calibration.K = cv::Matx33d(600, 0, 330, 0, 600, 230, 0, 0, 1);
-  calibration.imageSize = cv::Size(640, 480);
-  const detection::LabelSurface surface(model.geometry, model.widthMetres, model.image.size());
-  return {model, surface, calibration};
-}
-
-/// The camera 0.2 m from the can, the label turned by `turnDeg`.
-detection::LabelCamera cameraAt(const Can& can, double turnDeg) {
-  detection::LabelCamera c = detection::turnedCamera(can.surface, {320, 256}, turnDeg * kPi / 180, 0.2, {640, 480});
-  c.K = can.calibration.K;
-  return c;
-}
-
-Pose poseOf(const detection::LabelCamera& c) {
-  Pose p;
-  cv::Rodrigues(c.R, p.rvec);
-  p.tvec = c.t;
-  return p;
-}
-
-double rotationDeg(const Pose& a, const detection::LabelCamera& c) {
-  cv::Matx33d R;
-  cv::Rodrigues(a.rvec, R);
-  return std::acos(std::clamp((cv::trace(R * c.R.t()) - 1) / 2, -1.0, 1.0)) * 180 / kPi;
-}
+using testing::canCameraAt;
+using testing::makeCanLabel;
+using testing::poseOf;
+using testing::rotationErrorDeg;
 
 TEST(CurvedTrackingLane, FollowsACanTurningFromFrameToFrame) {
-  const Can can = makeCan();
+  const testing::CanLabel can = makeCanLabel();
   CurvedTrackingLane lane(can.model, can.calibration);
   // 3° a frame, from 45° away to facing; each frame tracked from the last result (the first from
   // the exact pose of the frame before), the one before as the motion reference.
   std::optional<Pose> last, before;
-  last = poseOf(cameraAt(can, -48));
+  last = poseOf(canCameraAt(can, -48));
   double worst = 0;
   for (double turn = -45; turn <= 0; turn += 3) {
-    const detection::LabelCamera camera = cameraAt(can, turn);
+    const detection::LabelCamera camera = canCameraAt(can, turn);
     const cv::Mat frame = detection::renderLabel(can.model.image, can.surface, camera, nullptr, nullptr, 110);
     FramePyramid pyramid;
     pyramid.build(frame, 2);
@@ -89,7 +50,7 @@ TEST(CurvedTrackingLane, FollowsACanTurningFromFrameToFrame) {
     prior.blurExposure = 0;  // the rendered frames are sharp
     const std::optional<TrackedTarget> t = lane.track(pyramid, prior);
     ASSERT_TRUE(t) << turn << "°: " << lane.lastRejection();
-    const double off = rotationDeg(t->pose, camera);
+    const double off = rotationErrorDeg(t->pose, camera);
     const double moved = cv::norm(t->pose.tvec - camera.t) / cv::norm(camera.t);
     std::printf("turned %.0f deg: %d of %d patches, the pose %.3f deg, %.3f %% off\n", turn, t->inliers, t->searched,
                 off, 100 * moved);
@@ -105,22 +66,22 @@ TEST(CurvedTrackingLane, FollowsACanTurningFromFrameToFrame) {
 }
 
 TEST(CurvedTrackingLane, PullsInAPredictionDegreesOffAndSkipsPatchesFacingAway) {
-  const Can can = makeCan();
+  const testing::CanLabel can = makeCanLabel();
   CurvedTrackingLane lane(can.model, can.calibration);
-  const detection::LabelCamera camera = cameraAt(can, -20);
+  const detection::LabelCamera camera = canCameraAt(can, -20);
   const cv::Mat frame = detection::renderLabel(can.model.image, can.surface, camera, nullptr, nullptr, 110);
   FramePyramid pyramid;
   pyramid.build(frame, 2);
   CurvedTrackingPrior prior;
-  prior.predicted = poseOf(cameraAt(can, -24));  // 4° of turn: about 12 px at the label's middle
+  prior.predicted = poseOf(canCameraAt(can, -24));  // 4° of turn: about 12 px at the label's middle
   prior.blurExposure = 0;
   prior.searchRangePx = 24;
   const std::optional<TrackedTarget> t = lane.track(pyramid, prior);
   ASSERT_TRUE(t) << lane.lastRejection();
-  EXPECT_LT(rotationDeg(t->pose, camera), 0.4);
+  EXPECT_LT(rotationErrorDeg(t->pose, camera), 0.4);
   EXPECT_EQ(t->coarsestLevel, 2) << "a 24 px range starts at quarter resolution";
   // Turned 70° away the part of the label facing the camera is smaller: fewer patches searched.
-  const detection::LabelCamera away = cameraAt(can, -70);
+  const detection::LabelCamera away = canCameraAt(can, -70);
   const cv::Mat side = detection::renderLabel(can.model.image, can.surface, away, nullptr, nullptr, 110);
   FramePyramid sidePyramid;
   sidePyramid.build(side, 2);
@@ -138,7 +99,7 @@ TEST(CurvedTrackingLane, PullsInAPredictionDegreesOffAndSkipsPatchesFacingAway) 
 }
 
 TEST(CurvedTrackingLane, AFrameWithoutTheLabelIsRefusedAndBadInputNamed) {
-  const Can can = makeCan();
+  const testing::CanLabel can = makeCanLabel();
   CurvedTrackingLane lane(can.model, can.calibration);
   cv::Mat other = cv::imread("/usr/share/doc/opencv-doc/examples/data/baboon.jpg", cv::IMREAD_GRAYSCALE);
   ASSERT_FALSE(other.empty());
@@ -146,7 +107,7 @@ TEST(CurvedTrackingLane, AFrameWithoutTheLabelIsRefusedAndBadInputNamed) {
   FramePyramid pyramid;
   pyramid.build(other, 2);
   CurvedTrackingPrior prior;
-  prior.predicted = poseOf(cameraAt(can, 0));
+  prior.predicted = poseOf(canCameraAt(can, 0));
   EXPECT_FALSE(lane.track(pyramid, prior));
   EXPECT_NE(lane.lastRejection().find("too few"), std::string::npos) << lane.lastRejection();
 
@@ -166,36 +127,47 @@ TEST(CurvedTrackingLane, AFrameWithoutTheLabelIsRefusedAndBadInputNamed) {
 }
 
 TEST(CurvedTrackingLane, ATrackerWithoutItsDetectionLaneStartsFromAPoseAndFollowsTheCan) {
-  const Can can = makeCan();
+  const testing::CanLabel can = makeCanLabel();
   TrackerOptions options;
   options.detectionEnabled = false;  // one of several targets' lanes: MultiTargetDetector finds it
   Tracker tracker(gpu::Capabilities{}, can.model, can.calibration, options);  // no GPU object without a detection lane
   const auto frameAt = [&](double turnDeg) {
-    return detection::renderLabel(can.model.image, can.surface, cameraAt(can, turnDeg), nullptr, nullptr, 110);
+    return detection::renderLabel(can.model.image, can.surface, canCameraAt(can, turnDeg), nullptr, nullptr, 110);
   };
   const TrackResult before = tracker.track(frameAt(-20));
   EXPECT_FALSE(before.found);
   EXPECT_NE(before.rejection.find("not initialised"), std::string::npos) << before.rejection;
   // Started from a pose 3° of turn off (a detection some frames ago), searched 24 px around it.
-  tracker.initialise(poseOf(cameraAt(can, -23)), 24);
+  tracker.initialise(poseOf(canCameraAt(can, -23)), 24);
   ASSERT_TRUE(tracker.hasTarget());
   for (double turnDeg = -20; turnDeg <= -10; turnDeg += 1) {
     const TrackResult r = tracker.track(frameAt(turnDeg));
     ASSERT_TRUE(r.found) << turnDeg << "°: " << r.rejection;
     EXPECT_EQ(r.state, TrackerState::Tracking) << turnDeg << "°";
-    EXPECT_LT(rotationDeg(r.pose, cameraAt(can, turnDeg)), 0.5) << turnDeg << "°";
+    EXPECT_LT(rotationErrorDeg(r.pose, canCameraAt(can, turnDeg)), 0.5) << turnDeg << "°";
     EXPECT_FALSE(r.outline.empty());
   }
+  // A better pose of the last frame (the final refinement's) is what the next one is predicted
+  // from: corrected 4 cm sideways (about 120 px), the next frame is searched there and not found.
+  Pose wrong = poseOf(canCameraAt(can, -10));
+  wrong.tvec[0] += 0.04;
+  tracker.correctPose(wrong);
+  const TrackResult misled = tracker.track(frameAt(-10));
+  EXPECT_FALSE(misled.found && misled.state == TrackerState::Tracking)
+      << "the lane followed the label from a pose 120 px off: the correction was not used";
   // A homography does not give a curved label's pose, nor a pose a flat target's homography.
   EXPECT_THROW(tracker.initialise(cv::Matx33d::eye()), std::invalid_argument);
-  Pose bad = poseOf(cameraAt(can, 0));
+  Pose bad = poseOf(canCameraAt(can, 0));
   bad.tvec[2] = std::nan("");
   EXPECT_THROW(tracker.initialise(bad), std::invalid_argument);
-  EXPECT_THROW(tracker.initialise(poseOf(cameraAt(can, 0)), -1), std::invalid_argument);
+  EXPECT_THROW(tracker.initialise(poseOf(canCameraAt(can, 0)), -1), std::invalid_argument);
   detection::TargetModel flat = can.model;
   flat.geometry = {};
   Tracker planar(gpu::Capabilities{}, flat, can.calibration, options);
-  EXPECT_THROW(planar.initialise(poseOf(cameraAt(can, 0))), std::invalid_argument);
+  EXPECT_THROW(planar.initialise(poseOf(canCameraAt(can, 0))), std::invalid_argument);
+  EXPECT_THROW(planar.correctPose(poseOf(canCameraAt(can, 0))), std::invalid_argument);
+  tracker.reset();
+  EXPECT_THROW(tracker.correctPose(poseOf(canCameraAt(can, 0))), std::invalid_argument) << "nothing found to correct";
 }
 
 }  // namespace
