@@ -639,12 +639,22 @@ PY
   cat "$work/out/recognition-$name.txt"
   grep -q -E '^frame [0-9]+: found cover \(catalogue id 1\)$' "$work/out/recognition-$name.txt" ||
     { echo "the cover was not found through the service"; return 1; }
-  # Found early (the first request goes with frame 0) and tracked on the device from then on.
+  # Found early and tracked on the device in every frame from then on. The first request goes
+  # with frame 0 but its answer and the model's download arrive off the camera thread while the
+  # file is read at full speed, so the frame it lands on depends on the machine's load (frames 19
+  # and 21 on CI's 2 cores, where a fixed "100 of 120" failed once): "early" is within the first
+  # 60 frames; "from then on" is exact.
   local summary; summary="$(grep -E '^frames ' "$work/out/recognition-$name.txt")"
   echo ">> $summary"
   [[ "$summary" =~ ^frames\ 120,\ found\ in\ ([0-9]+),\ requests\ 1,\ errors\ 0$ ]] ||
     { echo "expected 120 frames, 1 request, 0 errors: $summary"; return 1; }
-  [ "${BASH_REMATCH[1]}" -ge 100 ] || { echo "found in only ${BASH_REMATCH[1]} of 120 frames"; return 1; }
+  local found_in="${BASH_REMATCH[1]}" first
+  first="$(sed -n -E 's/^frame ([0-9]+): found cover .*/\1/p' "$work/out/recognition-$name.txt" | head -n 1)"
+  [ "$first" -le 60 ] || { echo "found only at frame $first (expected within the first 60)"; return 1; }
+  ! grep -q -E '^frame [0-9]+: lost$' "$work/out/recognition-$name.txt" ||
+    { echo "lost after it was found"; return 1; }
+  [ "$found_in" -eq $((120 - first)) ] ||
+    { echo "found in $found_in of 120 frames, expected every frame from frame $first on ($((120 - first)))"; return 1; }
 }
 recognition_unreachable() {
   local out status=0

@@ -404,9 +404,11 @@ CurvedRefinement CurvedRefiner::refine(const cv::Mat& frame, const CameraCalibra
                                 std::to_string(frame.rows) + " differs from the calibration's " +
                                 std::to_string(calibration.imageSize.width) + "x" +
                                 std::to_string(calibration.imageSize.height));
-  const auto finite = [](const cv::Vec3d& v) { return std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]); };
-  if (!finite(pose.rvec) || !finite(pose.tvec) || (motion.before && (!finite(motion.before->rvec) || !finite(motion.before->tvec))) ||
-      (motion.beforeThat && (!finite(motion.beforeThat->rvec) || !finite(motion.beforeThat->tvec))))
+  const auto finite = [](const Pose& p) {
+    return std::isfinite(p.rvec[0]) && std::isfinite(p.rvec[1]) && std::isfinite(p.rvec[2]) &&
+           std::isfinite(p.tvec[0]) && std::isfinite(p.tvec[1]) && std::isfinite(p.tvec[2]);
+  };
+  if (!finite(pose) || (motion.before && !finite(*motion.before)) || (motion.beforeThat && !finite(*motion.beforeThat)))
     throw std::invalid_argument("CurvedRefiner::refine: a pose is not finite");
   if (!(motion.exposure >= 0 && motion.exposure <= 1))
     throw std::invalid_argument("CurvedRefiner::refine: exposure " + std::to_string(motion.exposure) +
@@ -478,7 +480,7 @@ CurvedRefinement CurvedRefiner::refine(const cv::Mat& frame, const CameraCalibra
   // 5. Accept only a bounded move that correlates.
   out.shiftPx = largestMove(K, current, start, check);
   const Pose refined = current.pose();
-  if (!finite(refined.rvec) || !finite(refined.tvec)) return out;
+  if (!finite(refined)) return out;
   if (out.shiftPx > o.maxShiftPx || out.correlation < o.minCorrelation) return out;
   // A pose that explains the frame worse than the start did is not taken: under a long blur the
   // alignment can slide along the streak, where the frame constrains little (the motion_blur can

@@ -281,7 +281,10 @@ std::optional<TrackedTarget> CurvedTrackingLane::track(FramePyramid& frame, cons
     double streak = 0;
     int facing = 0;
     for (const Impl::SurfacePatch& p : s.patches)
-      if (s.faces(now, p)) streak += prior.blurExposure * cv::norm(s.project(now, p.X) - s.project(before, p.X)), ++facing;
+      if (s.faces(now, p)) {
+        streak += prior.blurExposure * cv::norm(s.project(now, p.X) - s.project(before, p.X));
+        ++facing;
+      }
     if (facing > 0 && streak / facing >= kHalfResolutionStreakPx) finalLevel = 1;
   }
   struct Stage {

@@ -22,18 +22,24 @@
 //    Levenberg-Marquardt (cv::solvePnPRefineLM) from the pose so far, on all of them, then on those
 //    within 3 and 1 × 2^L × 2·ransacThresholdPx; when fewer than half of them fit, by RANSAC over
 //    AP3P samples from scratch, refined on its inliers; too few leave the pose as it is.
-// 4. last: full resolution within fineRadiusPx, sub-pixel peaks, the pose by RANSAC over AP3P
-//    samples from scratch (at most 100 hypotheses: the matches are mostly right, it stops after a
-//    few) and Levenberg-Marquardt on its inliers within ransacThresholdPx. From scratch because a
-//    pose that is wrong but close (the label slid where it turned, a tilt traded for a shift) fits
-//    many patches from where it is: from the prediction the last fit kept 93.7 % / 95.4 % of the
-//    unconstrained / turn can's frames within 5 px, from scratch 96.7 % / 99.1 %, for 0.1 ms more;
+// 4. last: full resolution within fineRadiusPx (half resolution when the facing patches' mean
+//    predicted streak is at least kHalfResolutionStreakPx, as the planar lane's step 4: the can's
+//    motion_blur preset 96.7 -> 98.0 % within 5 px at 640 × 480, 85.3 -> 88.3 % at 1280 × 720,
+//    measured with the final refinement's pose fed back), sub-pixel peaks, the pose by
+//    RANSAC over AP3P samples from scratch (at most 100 hypotheses: the matches are mostly right,
+//    it stops after a few) and Levenberg-Marquardt on its inliers within ransacThresholdPx (× 2 at
+//    half resolution). From scratch because a pose that is wrong but close (the label slid where
+//    it turned, a tilt traded for a shift) fits many patches from where it is: from the prediction
+//    the last fit kept 93.7 % / 95.4 % of the unconstrained / turn can's frames within 5 px, from
+//    scratch 96.7 % / 99.1 %, for 0.1 ms more;
 //    USAC on every stage kept as many at twice a planar target's time. Rejected as the planar lane
 //    rejects (fewer than minInliers inliers, fewer than minInlierFraction of the patches searched
 //    unless the occlusion rule of kOccludedInlierFraction holds), and for a pose that turns an
 //    inlier away from the camera or puts it behind it.
 // The result's homography is the tangent plane's along the label's middle column (as a curved
-// detection's, tracker/curved_detection.h), its corners the label's corners projected.
+// detection's, tracker/curved_detection.h), its corners the label's corners projected. The Session
+// then refines the pose it reports on the full-resolution frame by dense alignment on the surface
+// (tracker/curved_refiner.h); the lane goes on from its own.
 //
 // Templates are always warped from the label image, never from earlier frames: no drift.
 

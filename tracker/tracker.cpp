@@ -479,15 +479,6 @@ void Tracker::initialise(const Pose& pose, double searchRangePx) {
   s.carriedFrames = 0;
 }
 
-void Tracker::correctPose(const Pose& pose) {
-  Impl& s = *impl_;
-  if (!s.curved) throw std::invalid_argument("Tracker::correctPose: a flat target's pose is its homography's");
-  if (!std::isfinite(cv::norm(pose.rvec)) || !std::isfinite(cv::norm(pose.tvec)))
-    throw std::invalid_argument("Tracker::correctPose: the pose is not finite");
-  if (!s.lastPose) throw std::invalid_argument("Tracker::correctPose: the last frame found no target");
-  s.lastPose = s.lastFoundPose = pose;
-}
-
 void Tracker::reset() {
   impl_->motion.reset();
   impl_->lastFound.reset();

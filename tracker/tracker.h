@@ -250,12 +250,6 @@ class Tracker {
   /// @throws std::invalid_argument for a planar target (it starts from a homography), a pose
   ///   not finite, or a range negative or not finite.
   void initialise(const Pose& pose, double searchRangePx = 0);
-  /// Replaces the pose of a curved target found on the last track() by a better estimate of the
-  /// same frame (the final refinement's, tracker/curved_refiner.h): the next track() predicts from
-  /// it, and the motion (extrapolation, blur) between it and the frame before.
-  /// @throws std::invalid_argument for a planar target, a pose not finite, or when the last
-  ///   track() found no target.
-  void correctPose(const Pose& pose);
   /// Forgets the target: the next track() detects.
   void reset();
   /// The homography the next track() predicts from: the last one found (or given to
