@@ -55,9 +55,12 @@ struct Level {
 // Samples facing the camera up to this much beyond kMaxPatchTiltDeg at the start of a refinement
 // take part in it (a sample turning into view as the pose moves is then there to be seen).
 constexpr double kFacingMarginDeg = 10.0;
-// Most label values averaged along one streak: a streak of 40 level pixels (the motion_blur
-// presets' fastest) is sampled every 2.7 px, less than the blur's own smoothing.
+// Most label values averaged along one streak, taken at most a level pixel apart: streaks up to
+// 127 level pixels are sampled densely (the motion_blur presets' reach about 80 frame pixels).
 constexpr int kMaxBlurTaps = 128;
+// How far (frame pixels) the pose must move in a blurred frame before the streaks are predicted
+// again from where it went (refine(), step 4b).
+constexpr double kReblurPx = 2.0;
 
 /// A pose as R and t (X_camera = R·X + t).
 struct View {
@@ -475,6 +478,16 @@ CurvedRefinement CurvedRefiner::refine(const cv::Mat& frame, const CameraCalibra
     const int first = std::min(quickLevel + alignment::kCoarseLevels, static_cast<int>(s.levels.size()) - 1);
     for (int l = first; l >= quickLevel; --l)
       if (align(l, o.maxIterations, current) == Alignment::Failed) return out;
+  }
+
+  // 4b. The blur was predicted from where the refinement started; when the pose moved, the streaks
+  //     are predicted again from where it ended and the alignment goes on from there.
+  if (blurred && largestMove(K, current, start, check) > kReblurPx) {
+    const Level& level = s.levels[static_cast<size_t>(quickLevel)];
+    const std::vector<SeenSample> again = s.seenSamples(level, K, current, minFacing, &motion);
+    out.level = quickLevel;
+    if (iterate(again, grey, K, o, o.maxIterations, alignment::kConvergedPx, check, current, out) == Alignment::Failed)
+      return out;
   }
 
   // 5. Accept only a bounded move that correlates.

@@ -29,7 +29,10 @@
 //             flat refiner and the tracking lanes blur their templates (Klein and Murray, ECCV 2008);
 // 4. iterate: at that level for a few iterations (a start about a pixel off converges there),
 //             else coarse to fine from two levels up, until the label's points in view move less
-//             than 0.05 px a step;
+//             than 0.05 px a step; in a blurred frame, when the pose moved more than 2 px, the
+//             streaks are predicted again from where it went and the alignment goes on at that
+//             level (a lane's pose in a blurred frame is often 10–40 px off along the motion,
+//             and the velocity from it 1.5 times as much);
 // 5. accept:  as HomographyRefiner: enough samples seen and agreeing, the correlation at least
 //             minCorrelation and the points in view moved at most maxShiftPx.
 // Distortion is not modelled (the curved tracking lane's templates have none either).
