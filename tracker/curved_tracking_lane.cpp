@@ -63,6 +63,7 @@ struct CurvedTrackingLane::Impl {
     std::vector<cv::Point3d> object;
     std::vector<cv::Point2d> image;
     std::vector<float> score;
+    std::vector<cv::Point2d> streak;  // each template's blur streak, full-resolution frame pixels
     int searched = 0;
   };
 
@@ -133,6 +134,7 @@ struct CurvedTrackingLane::Impl {
       m.object.emplace_back(p.X[0], p.X[1], p.X[2]);
       m.image.push_back(q + scale * cv::Point2d(peak.shift.x, peak.shift.y));
       m.score.push_back(peak.score);
+      m.streak.push_back(streak);
     }
     return m;
   }
@@ -142,7 +144,8 @@ struct CurvedTrackingLane::Impl {
   /// are mostly right): Levenberg-Marquardt on all matches, then on those within kTrimFactor × the
   /// threshold, then on those within it, kept when at least kMinLmInlierFraction of them fit. Else,
   /// and from scratch: RANSAC over AP3P samples (cv::solvePnPRansac, kRansacIterations at most),
-  /// refined by Levenberg-Marquardt on its inliers. False, `pose` untouched, with fewer than
+  /// refined by Levenberg-Marquardt on its inliers. Every Levenberg-Marquardt is refinePose
+  /// (tracker/pose.h) with the matches' blur streaks. False, `pose` untouched, with fewer than
   /// minInliers inliers or no solution.
   bool fit(const Matches& m, double thresholdPx, Pose& pose, std::vector<int>& inliers, bool fromScratch) {
     inliers.clear();
@@ -155,14 +158,10 @@ struct CurvedTrackingLane::Impl {
         if (cv::norm(projected[i] - m.image[i]) < limit) kept.push_back(static_cast<int>(i));
       return kept;
     };
+    // Each match weighted across and along its template's blur streak (refinePose, the planar
+    // lane's blur_aware_fit.h rule).
     const auto refine = [&](const std::vector<int>& subset, cv::Vec3d& r, cv::Vec3d& t) {
-      std::vector<cv::Point3d> object;
-      std::vector<cv::Point2d> image;
-      for (const int i : subset) {
-        object.push_back(m.object[static_cast<size_t>(i)]);
-        image.push_back(m.image[static_cast<size_t>(i)]);
-      }
-      cv::solvePnPRefineLM(object, image, calibration.K, calibration.distortion, r, t);
+      refinePose(calibration, m.object, m.image, &subset, r, t, &m.streak);
     };
     cv::Vec3d r = pose.rvec, t = pose.tvec;
     bool fitted = false;

@@ -9,6 +9,7 @@
 // (u, v) is the 3D point (u·mpp, v·mpp, 0) with mpp metres per target pixel
 // (detection::TargetModel::metresPerPixel()), so t is in metres when the target's width is
 // known. With mpp = 0 (width unknown) target pixels are the unit instead.
+// refinePose() refines a pose on points of any surface (a curved label's tracking lane).
 
 #include <vector>
 
@@ -67,5 +68,28 @@ double meanReprojectionErrorPx(const CameraCalibration& calibration, const Pose&
 ///   or metresPerPixel is invalid (as estimatePose()).
 Pose poseFromHomography(const CameraCalibration& calibration, const cv::Matx33d& H, cv::Size targetSize,
                         double metresPerPixel, int gridSize = 2, bool refine = true);
+
+/// Levenberg-Marquardt refinement of a pose on 3D ↔ 2D correspondences, from and into
+/// (rvec, tvec): minimises the sum of squared reprojection errors (pixels²) of `object[i]`
+/// (target-frame points, metres; any surface, not only z = 0) against `image[i]` (frame pixels of
+/// calibration.imageSize) over the indices in `subset` (all points when it is null). What
+/// cv::solvePnPRefineLM computes, in closed form for a camera without distortion: each step
+/// solves the 6 × 6 normal equations of the rows ∂q/∂Xc · [−[Xc]× | I] (the update composed on
+/// the left, Xc ← exp([ω]×)·Xc + v; Hartley & Zisserman, 2nd ed., A6.2), scaled to a unit
+/// diagonal and damped by Marquardt's λ; at most 20 steps, until a step lowers the error by
+/// less than 1e-10 of itself. (cv::solvePnPRefineLM takes 8–11 times as long through its
+/// generic solver and projectPoints' full Jacobians: 60 % of a curved target's tracking time.)
+/// `streaks` (optional, indexed as `object`): each point's blur streak, frame pixels (its motion
+/// during the exposure; zero for none). A point found in a frame blurred along a streak of length
+/// L is placed precisely across it but loosely along it: its residual along the streak weighs
+/// 1 / (1 + (kAlongStreakSigmaPerPx·L)²) (tracker/blur_aware_fit.h, the planar lane's rule).
+/// With distortion coefficients: cv::solvePnPRefineLM on the subset (streaks ignored).
+/// Returns false, (rvec, tvec) untouched, for fewer than 3 points or a point on or behind the
+/// camera's plane under the starting pose.
+/// @throws std::invalid_argument when object, image (and streaks) differ in size or `subset`
+///   names an index outside them.
+bool refinePose(const CameraCalibration& calibration, const std::vector<cv::Point3d>& object,
+                const std::vector<cv::Point2d>& image, const std::vector<int>* subset, cv::Vec3d& rvec,
+                cv::Vec3d& tvec, const std::vector<cv::Point2d>* streaks = nullptr);
 
 }  // namespace nft::tracker
