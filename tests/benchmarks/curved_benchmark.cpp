@@ -84,19 +84,16 @@ void BM_CurvedAgainstPlanar(benchmark::State& state) {
   }
 
   nft::SessionOptions options;
-  nft::Calibration calibration;  // the curved sequence's camera, as nft_eval gives it
+  nft::Calibration calibration;  // both sequences' camera (tracker::defaultCalibration of the size)
   calibration.K = curved.cameraMatrix();
   calibration.imageSize = size;
   options.calibration = calibration;
-  nft::SessionOptions planarOptions = options;
-  calibration.K = planar.cameraMatrix();
-  planarOptions.calibration = calibration;
 
   std::vector<double> planarMs, curvedMs, planarRefine, curvedRefine, planarLane, curvedLane;
   const auto lane = [](const nft::FrameTimings& t) { return t.pyramid + t.coarse + t.fine + t.trackingPose; };
   int planarWithin5 = 0, curvedWithin5 = 0, curvedScored = 0;
   for (auto _ : state) {
-    nft::Session planarSession(planarOptions);
+    nft::Session planarSession(options);
     planarSession.addTarget(planar.targetImage(), po.targetPath);
     nft::Session curvedSession(options);
     cv::Mat labelGrey;
