@@ -15,7 +15,9 @@
 //   and planar_lane_ms / curved_lane_ms (the tracking lane: pyramid, coarse, fine, pose), medians;
 //   planar_5px (share of the planar frames whose corners are within 5 px) and
 //   curved_vis5px (share of the curved sequence's scored frames whose visible error is within
-//   5 px, apps/eval/curved_eval.h): a ratio is worth reading only while both are tracked.
+//   5 px, apps/eval/curved_eval.h): a ratio is worth reading only while both are tracked. The
+//   default configuration detects on a worker thread where the machine has 2 cores, so these two
+//   depend a little on the load; nft_eval with tracking.async_detection: off gives the exact ones.
 // - BM_RefinePose/<n>: the curved lane's pose fit, tracker::refinePose, against
 //   cv::solvePnPRefineLM on the same n points of a can (0.5 px of noise, the start 1° and 5 mm
 //   off), alternating. Counters: ours_us, opencv_us (medians), ratio = ours_us / opencv_us.
