@@ -201,11 +201,12 @@ bool refinePose(const CameraCalibration& calibration, const std::vector<cv::Poin
       const cv::Vec3d Xc = R * cv::Vec3d(X.x, X.y, X.z) + t;
       const double iz = 1.0 / Xc[2];
       const cv::Vec3d q = K * Xc;
-      const double qx = q[0] * iz, qy = q[1] * iz;
+      const cv::Point2d qp(q[0] * iz, q[1] * iz);
       const cv::Matx22d& W = whiten[k];
-      const cv::Vec2d e = W * cv::Vec2d(qx - image[at(k)].x, qy - image[at(k)].y);
+      const cv::Vec2d e = W * cv::Vec2d(qp.x - image[at(k)].x, qp.y - image[at(k)].y);
       // ∂q/∂Xc, one row per image axis, whitened; the row of the residual in (ω, v): (Xc × a, a).
-      const cv::Vec3d dx(K(0, 0) * iz, K(0, 1) * iz, -(qx - K(0, 2)) * iz), dy(0, K(1, 1) * iz, -(qy - K(1, 2)) * iz);
+      const cv::Matx23d J = projectionJacobian(K, Xc, qp);
+      const cv::Vec3d dx(J(0, 0), J(0, 1), J(0, 2)), dy(J(1, 0), J(1, 1), J(1, 2));
       const cv::Vec3d a[2] = {W(0, 0) * dx + W(0, 1) * dy, W(1, 0) * dx + W(1, 1) * dy};
       for (int r = 0; r < 2; ++r) {
         const cv::Vec3d w = Xc.cross(a[r]);

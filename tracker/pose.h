@@ -69,6 +69,15 @@ double meanReprojectionErrorPx(const CameraCalibration& calibration, const Pose&
 Pose poseFromHomography(const CameraCalibration& calibration, const cv::Matx33d& H, cv::Size targetSize,
                         double metresPerPixel, int gridSize = 2, bool refine = true);
 
+/// The 2 × 3 derivative of the frame pixel q = K·Xc / z by the camera-frame point Xc (metres,
+/// z > 0), given q itself (frame pixels): row 0 ∂qx/∂Xc, row 1 ∂qy/∂Xc; K upper triangular, no
+/// distortion (Hartley & Zisserman, 2nd ed., 6.2). Shared by refinePose() and the curved lane's
+/// dense refinement (tracker/curved_refiner.cpp).
+inline cv::Matx23d projectionJacobian(const cv::Matx33d& K, const cv::Vec3d& Xc, const cv::Point2d& q) {
+  const double iz = 1.0 / Xc[2];
+  return {K(0, 0) * iz, K(0, 1) * iz, -(q.x - K(0, 2)) * iz, 0, K(1, 1) * iz, -(q.y - K(1, 2)) * iz};
+}
+
 /// Levenberg-Marquardt refinement of a pose on 3D ↔ 2D correspondences, from and into
 /// (rvec, tvec): minimises the sum of squared reprojection errors (pixels²) of `object[i]`
 /// (target-frame points, metres; any surface, not only z = 0) against `image[i]` (frame pixels of

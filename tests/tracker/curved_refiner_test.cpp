@@ -1,8 +1,9 @@
 // CurvedRefiner (issue 47, item 4: the final refinement as dense alignment on the surface): a
 // can's label rendered where the pose puts it (detection/label_view.h) is aligned back onto it from
 // starts a few pixels off; a frame blurred by the can's motion is aligned when the refiner is told
-// the motion (also from a start far along it), and worse when it is not; a frame without the label
-// is refused; bad input is named.
+// the motion (also from a start far along it), and worse when it is not; a move past the
+// refiner's limit is taken only when the frame confirms it; a frame without the label is refused;
+// bad input is named.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -151,6 +152,35 @@ TEST(CurvedRefiner, ABlurredFrameIsAlignedWithTheMotionItIsToldOf) {
     // at 0.91–0.95.
     EXPECT_LT(error, 0.05) << offPx << " px";
     EXPECT_GT(r.correlation, 0.98) << offPx << " px";
+  }
+}
+
+// A move past RefinerOptions::maxShiftPx is taken when the alignment ends correlating far better
+// than its start (the frame confirms it: a lane's pose in a frame blurred by a fast shake is
+// 20-40 px off), up to 3 times that limit; further, or unconfirmed, it is refused as before.
+TEST(CurvedRefiner, AMovePastTheLargestIsTakenWhenTheFrameConfirmsIt) {
+  const testing::CanLabel can = makeCanLabel();
+  const detection::LabelCamera camera = canCameraAt(can, 10);
+  const cv::Mat frame = detection::renderLabel(can.model.image, can.surface, camera, nullptr, nullptr, 110);
+  RefinerOptions options = curvedRefinerOptions();
+  for (const double offPx : {-8.0, 8.0}) {
+    for (int axis = 0; axis < 2; ++axis) {
+      Pose start = poseOf(camera);
+      start.tvec[axis] += offPx * camera.t[2] / can.calibration.K(0, 0);
+      options.maxShiftPx = 4;  // the move (about 8 px) is twice the limit
+      const CurvedRefinement r = CurvedRefiner(can.model, options).refine(frame, can.calibration, start);
+      ASSERT_TRUE(r.pose) << offPx << " px along axis " << axis << ": refused, correlation " << r.startCorrelation
+                          << " -> " << r.correlation << ", moved " << r.shiftPx << " px";
+      const double error = visibleErrorPx(can, *r.pose, camera);
+      std::printf("%+.0f px along axis %d: correlation %.3f -> %.3f, moved %.1f px, %.3f px off\n", offPx, axis,
+                  r.startCorrelation, r.correlation, r.shiftPx, error);
+      EXPECT_GT(r.shiftPx, options.maxShiftPx);
+      EXPECT_GT(r.correlation - r.startCorrelation, 0.15);
+      EXPECT_LT(error, 0.15);
+      options.maxShiftPx = 2;  // the move is more than 3 times the limit: refused
+      EXPECT_FALSE(CurvedRefiner(can.model, options).refine(frame, can.calibration, start).pose)
+          << offPx << " px along axis " << axis;
+    }
   }
 }
 
