@@ -15,10 +15,11 @@ stage "configure (asan preset)" cmake --preset asan
 stage "build (asan preset: ASan + UBSan + LSan)" cmake --build --preset asan
 stage "test suite under ASan + UBSan + LSan" ctest --preset asan -j "$(nproc)"
 # The Session's tests under ThreadSanitizer: the detection worker (session/async_detector.h),
-# four Sessions on four threads; the GL driver's and FFmpeg's own threads suppressed by
-# tests/tsan.supp.
+# four Sessions on four threads, and the recognition client's request worker
+# (session/recognition/: SessionRecognition against a stand-in service); the GL driver's and
+# FFmpeg's own threads suppressed by tests/tsan.supp.
 stage "configure (tsan preset)" cmake --preset tsan
-stage "build (tsan preset: the session tests)" cmake --build --preset tsan
-stage "session tests under ThreadSanitizer" ctest --preset tsan -j "$(nproc)"
+stage "build (tsan preset: the session and recognition tests)" cmake --build --preset tsan
+stage "session and recognition tests under ThreadSanitizer" ctest --preset tsan -j "$(nproc)"
 stage "fuzzing the file loaders, 30 s each" scripts/fuzz.sh --seconds 30
 [ -n "${NFT_CI:-}" ] || stage_summary

@@ -98,12 +98,6 @@ bool facesWithin(const cv::Vec3d& centre, const cv::Vec3d& X, const cv::Vec3d& n
   return facing > 0 && facing * facing > minFacing2 * toCamera.dot(toCamera);
 }
 
-/// A refinement that ends correlating at least kConfirmingGain better than its start (label
-/// against frame, Tukey-weighted NCC) may move the label's points by up to kConfirmedShiftFactor ×
-/// RefinerOptions::maxShiftPx: the start was off and the frame confirms where the alignment went.
-constexpr double kConfirmingGain = 0.15;
-constexpr double kConfirmedShiftFactor = 3.0;
-
 /// Faces the camera within kMaxPatchTiltDeg and lies in front of it.
 bool faces(const View& view, const cv::Vec3d& X, const cv::Vec3d& normal) {
   const double minFacing = std::cos(kMaxPatchTiltDeg * kPi / 180);
@@ -494,13 +488,12 @@ CurvedRefinement CurvedRefiner::refine(const cv::Mat& frame, const CameraCalibra
   out.shiftPx = largestMove(K, current, start, check);
   const Pose refined = current.pose();
   if (!finite(refined)) return out;
-  // A move past maxShiftPx is taken when the frame confirms it (kConfirmingGain): in a frame
-  // blurred by a fast shake the lane's pose can be 20-40 px off along the motion, and the
-  // alignment from it ends correlating at 0.85-0.95 from 0.43-0.70 (the motion_blur can at
+  // A move past maxShiftPx is taken when the frame confirms it (RefinerOptions::confirmingGain):
+  // in a frame blurred by a fast shake the lane's pose can be 20-40 px off along the motion, and
+  // the alignment from it ends correlating at 0.85-0.95 from 0.43-0.70 (the motion_blur can at
   // 1280 x 720: 5 frames 17-36 px off were refused for their 44-66 px move alone).
-  const bool confirmed = out.correlation - out.startCorrelation >= kConfirmingGain &&
-                         out.shiftPx <= kConfirmedShiftFactor * o.maxShiftPx;
-  if ((out.shiftPx > o.maxShiftPx && !confirmed) || out.correlation < o.minCorrelation) return out;
+  if (!withinShiftLimit(o, out.shiftPx, out.startCorrelation, out.correlation) || out.correlation < o.minCorrelation)
+    return out;
   // A pose that explains the frame worse than the start did is not taken: under a long blur the
   // alignment can slide along the streak, where the frame constrains little (the motion_blur can
   // at 1280 × 720: 7 of the 27 refinements that left it more than 5 px off ended below their

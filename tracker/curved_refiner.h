@@ -34,9 +34,11 @@
 //             level (a lane's pose in a blurred frame is often 10–40 px off along the motion,
 //             and the velocity from it 1.5 times as much);
 // 5. accept:  as HomographyRefiner: enough samples seen and agreeing, the correlation at least
-//             minCorrelation and the points in view moved at most maxShiftPx, or at most 3 times
-//             that when the correlation ended at least 0.15 above the start's (the frame confirms
-//             the move: a lane's pose in a frame blurred by a fast shake is 20-40 px off).
+//             minCorrelation and the points in view moved at most maxShiftPx, or at most
+//             confirmedShiftFactor (3) times that when the correlation ended at least
+//             confirmingGain (0.15) above the start's (withinShiftLimit: the frame confirms the
+//             move; a lane's pose in a frame blurred by a fast shake is 20-40 px off); and not
+//             correlating worse than the start.
 // Distortion is not modelled (the curved tracking lane's templates have none either).
 #include <memory>
 #include <optional>

@@ -225,6 +225,7 @@ Alignment iterate(const Level& level, const std::vector<Sample>& samples, const 
       rows[8 * n + i] = root * robust.residual[i];
     }
     out.correlation = correlation.value();
+    if (out.iterations == 1) out.startCorrelation = out.correlation;
     out.agreeing = agreeing;
     out.rmsGrey = sw > 0 ? std::sqrt(sum2 / sw) : 0;
     if (agreeing < std::max(16.0, o.minAgreeing * inView)) return Alignment::Failed;
@@ -259,6 +260,14 @@ void validateRefinerOptions(const RefinerOptions& o) {
   if (!(o.maxShiftPx > 0)) throw std::invalid_argument("RefinerOptions::maxShiftPx must be > 0");
   if (!(o.minCorrelation >= -1 && o.minCorrelation <= 1))
     throw std::invalid_argument("RefinerOptions::minCorrelation must be in [-1, 1]");
+  if (!(o.confirmingGain > 0)) throw std::invalid_argument("RefinerOptions::confirmingGain must be > 0");
+  if (!(o.confirmedShiftFactor >= 1 && std::isfinite(o.confirmedShiftFactor)))
+    throw std::invalid_argument("RefinerOptions::confirmedShiftFactor must be >= 1 and finite");
+}
+
+bool withinShiftLimit(const RefinerOptions& o, double shiftPx, double startCorrelation, double correlation) {
+  if (shiftPx <= o.maxShiftPx) return true;
+  return correlation - startCorrelation >= o.confirmingGain && shiftPx <= o.confirmedShiftFactor * o.maxShiftPx;
 }
 
 struct HomographyRefiner::Impl {
@@ -342,12 +351,13 @@ Refinement HomographyRefiner::refine(const cv::Mat& frame, const cv::Matx33d& ho
       if (align(l, o.maxIterations, current) == Alignment::Failed) return out;
   }
 
-  // 3. Accept only a bounded move.
+  // 3. Accept only a bounded move (withinShiftLimit: a larger one when the frame confirms it).
   cv::Matx33d refined = current * (1.0 / current(2, 2));
   out.shiftPx = largestMove(refined, homography, check);
   for (int i = 0; i < 9; ++i)
     if (!std::isfinite(refined.val[i])) return out;
-  if (out.shiftPx > o.maxShiftPx || out.correlation < o.minCorrelation) return out;
+  if (!withinShiftLimit(o, out.shiftPx, out.startCorrelation, out.correlation) || out.correlation < o.minCorrelation)
+    return out;
   out.homography = refined;
   return out;
 }

@@ -36,8 +36,9 @@
 //             within 1 px of where it lands from the truth (tests/tracker/refiner_basin_test.cpp,
 //             which the refiner before failed: one level up, one iteration there, 4 on its own);
 // 3. accept:  only when enough samples stay in view, agree and correlate (RefinerOptions) and the
-//             points in view moved at most maxShiftPx from where they started: a refinement
-//             never replaces a good homography by a worse guess.
+//             points in view moved at most maxShiftPx from where they started, or at most
+//             confirmedShiftFactor times that when the correlation rose by confirmingGain
+//             (withinShiftLimit): a refinement never replaces a good homography by a worse guess.
 #include <memory>
 #include <optional>
 #include <vector>
@@ -74,7 +75,23 @@ struct RefinerOptions {
   /// refused (frame pixels, > 0): the start was too far off for the alignment to converge to the
   /// right place.
   double maxShiftPx = 24.0;
+  /// A refinement that ends correlating at least this much better than it started (the weighted
+  /// NCC above, last iteration minus first) confirms its move: it may then move points by up to
+  /// confirmedShiftFactor × maxShiftPx (> 0). In a frame blurred by a fast shake the lane's
+  /// estimate can be 20–40 px off along the motion, and an alignment that found the target there
+  /// ends at 0.85–0.95 from 0.43–0.70 (the curved motion_blur can at 1280 × 720).
+  double confirmingGain = 0.15;
+  /// The largest move of a confirmed refinement, as a multiple of maxShiftPx (>= 1; 1 turns the
+  /// confirmation off).
+  double confirmedShiftFactor = 3.0;
 };
+
+/// Whether a refinement that moved points in view by `shiftPx` (frame pixels) is within the
+/// options' limit: at most maxShiftPx, or at most confirmedShiftFactor × maxShiftPx when its
+/// correlation rose from `startCorrelation` to `correlation` by at least confirmingGain. The
+/// correlation floor (minCorrelation) is checked apart. Shared by HomographyRefiner and
+/// CurvedRefiner.
+bool withinShiftLimit(const RefinerOptions& options, double shiftPx, double startCorrelation, double correlation);
 
 /// Checks every field of `options` against its range above.
 /// @throws std::invalid_argument "RefinerOptions::<field> must be ...".
@@ -91,6 +108,7 @@ struct Refinement {
   double shiftPx = 0;  ///< largest corner displacement from the start, frame pixels
   double rmsGrey = 0;  ///< weighted RMS residual, grey levels of the target image
   double correlation = 0;  ///< weighted NCC of the samples, template against frame (last iteration)
+  double startCorrelation = 0;  ///< the same at the homography refine() started from (first iteration)
   int level = 0;       ///< template pyramid level used
 };
 

@@ -1,7 +1,8 @@
 // HomographyRefiner (tracker/homography_refiner.h) on frames made here with a known homography:
 // from a start a few pixels off it lands on the true corners through a gain and offset change,
 // sensor noise, an occluder over a third of the target and (given the streak) motion blur; it
-// refuses a start too far off and a frame that does not show the target; bad input is named.
+// refuses a start too far off and a frame that does not show the target, and takes a move past its
+// limit only when the frame confirms it; bad input is named.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -151,6 +152,35 @@ TEST(HomographyRefiner, RefusesAStartTooFarOffAndAFrameWithoutTheTarget) {
   EXPECT_EQ(r.inView, 0);
 }
 
+TEST(HomographyRefiner, AMovePastTheLargestIsTakenWhenTheFrameConfirmsIt) {
+  // A start 8 px off with maxShiftPx at 4: the move is past the limit, but the alignment ends
+  // correlating far better than it started (RefinerOptions::confirmingGain), so it is taken, up to
+  // confirmedShiftFactor times the limit; with the factor at 1 (no confirmation) it is refused.
+  const cv::Mat target = targetImage();
+  const View v = makeView(target);
+  const cv::Matx33d start = perturbed(v.truth, target.size(), 8.0);
+  RefinerOptions options;
+  options.maxShiftPx = 4;
+  const Refinement taken = HomographyRefiner(target, options).refine(v.frame, start);
+  ASSERT_TRUE(taken.homography);
+  EXPECT_GT(taken.shiftPx, options.maxShiftPx);
+  EXPECT_GE(taken.correlation - taken.startCorrelation, options.confirmingGain);
+  EXPECT_LT(cornerError(*taken.homography, v.truth, target.size()), 0.25);
+  options.confirmedShiftFactor = 1;
+  EXPECT_FALSE(HomographyRefiner(target, options).refine(v.frame, start).homography);
+  options.confirmedShiftFactor = 3;
+  options.maxShiftPx = 2;  // the move is more than 3 times the limit
+  EXPECT_FALSE(HomographyRefiner(target, options).refine(v.frame, start).homography);
+}
+
+TEST(HomographyRefiner, TheShiftLimitTakesAConfirmedMoveUpToItsFactor) {
+  RefinerOptions o;  // maxShiftPx 24, confirmingGain 0.15, confirmedShiftFactor 3
+  EXPECT_TRUE(withinShiftLimit(o, 24, 0.9, 0.8));    // within the limit, whatever the correlations
+  EXPECT_FALSE(withinShiftLimit(o, 25, 0.7, 0.84));  // past it, the correlation rose by 0.14 only
+  EXPECT_TRUE(withinShiftLimit(o, 72, 0.7, 0.85));   // rose by 0.15: up to 3 × 24
+  EXPECT_FALSE(withinShiftLimit(o, 73, 0.2, 0.95));  // past 3 × 24
+}
+
 TEST(HomographyRefiner, WithoutTheCoarseToFinePathAStartFarOffIsRefused) {
   // coarseToFine = false (what the Session passes for a target whose refinements keep being
   // refused): a start near the optimum is refined as by the whole path; one the quick alignment
@@ -179,6 +209,17 @@ TEST(HomographyRefiner, BadInputIsNamed) {
   RefinerOptions bad;
   bad.samples = 4;
   EXPECT_THROW(HomographyRefiner(targetImage(), bad), std::invalid_argument);
+  bad = RefinerOptions();
+  bad.confirmedShiftFactor = 0.5;
+  try {
+    validateRefinerOptions(bad);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("RefinerOptions::confirmedShiftFactor"), std::string::npos);
+  }
+  bad = RefinerOptions();
+  bad.confirmingGain = 0;
+  EXPECT_THROW(validateRefinerOptions(bad), std::invalid_argument);
   const HomographyRefiner refiner(targetImage());
   EXPECT_THROW(refiner.refine(cv::Mat(), cv::Matx33d::eye()), std::invalid_argument);
   try {
