@@ -11,6 +11,12 @@
 #         sequence through the JavaScript API, drawing each; the corners are compared with the
 #         native nft_replay's on the same frames (PNG, lossless) and must lie within 0.5 px, the
 #         same frames found;
+#      d. recognition.html: the recognition service's JavaScript client (web/recognition.js)
+#         against `nft-recognition serve` on another origin (a catalogue of three samples, one
+#         Dask worker, a token, --cors-origin): a Session without targets asks it on the synthetic
+#         frames' first and tracks graf1 from the second, corners within 2 px of native; a wrong
+#         token, an unreachable service, the rate limit and a corrupt model
+#         (tests/web/check_recognition.py);
 #   3. prints the numbers docs/results.md quotes: module size gzipped, tracker time per frame in the
 #      browser against native, and (measured, not judged) the detection lane alone on tmt_bookI
 #      with SURF-ES in WebGL against llvmpipe and with the CPU lanes in wasm against native.
@@ -51,8 +57,11 @@ web="$(cd "$web" && pwd)"
 
 work="$(mktemp -d)"
 server_pid=""
+service_pid=""
 cleanup() {
   if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+  # The recognition service stops its Dask workers itself on SIGTERM.
+  if [ -n "$service_pid" ]; then kill "$service_pid" 2>/dev/null || true; wait "$service_pid" 2>/dev/null || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -167,7 +176,42 @@ for name in "${cases[@]}" "${measured[@]}"; do
   run_page "track.html?case=$name.json" "$work/$name-web.json"
 done
 
+# --- The recognition service's JavaScript client (web/recognition.js, issue 48) ------------------
+# A catalogue of three of OpenCV's samples (graf1 among them, which the synthetic frames show),
+# served by `nft-recognition serve` on this machine with one Dask worker, a token, and the page
+# server's origin allowed (--cors-origin): the page calls it from another origin, as an app would.
+echo "== The recognition client: the synthetic frames recognised by the service and tracked"
+ls "$native"/python/nft.*.so >/dev/null 2>&1 ||
+  { echo "test-web: the Python module is not built in $native/python (the recognition service needs it)" >&2; exit 1; }
+mkdir -p "$work/catalogue"
+{
+  echo "graf1 $graf 0.2"
+  echo "box /usr/share/doc/opencv-doc/examples/data/box.png 0.2"
+  echo "fruits /usr/share/doc/opencv-doc/examples/data/fruits.jpg 0.2"  # not building.jpg: the frames' background
+} > "$work/catalogue/targets.txt"
+PYTHONPATH="$native/python" service/nft-recognition build "$work/catalogue/targets.txt" --out "$work/catalogue/cat" \
+  >"$work/catalogue/build.log" 2>&1 || { cat "$work/catalogue/build.log" >&2; exit 1; }
+service_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+token="web-test-token-$RANDOM-$RANDOM-$RANDOM"  # at least 16 characters, as serve requires
+printf '%s\n' "$token" > "$work/catalogue/token"
+PYTHONPATH="$native/python" service/nft-recognition serve "$work/catalogue/cat" --port "$service_port" --workers 1 \
+  --token-file "$work/catalogue/token" --cors-origin "http://127.0.0.1:$port" >"$work/catalogue/serve.log" 2>&1 &
+service_pid=$!
+for _ in $(seq 300); do
+  python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$service_port/health')" 2>/dev/null && break
+  kill -0 "$service_pid" 2>/dev/null || { cat "$work/catalogue/serve.log" >&2; echo "test-web: the service exited" >&2; exit 1; }
+  sleep 0.4
+done
+run_page "recognition.html?case=synthetic.json&service=http://127.0.0.1:$service_port&token=$token" \
+  "$work/recognition.json" --timeout 300
+recognition_ok=0
+python3 tests/web/check_recognition.py --result "$work/recognition.json" --native "$work/synthetic-native.csv" \
+  --target graf1 || recognition_ok=1
+
+results_ok=0
 python3 tests/web/check_results.py --shaders "$work/shaders.json" \
   --module "$web/web/nft_web.js" "$web/web/nft_web.wasm" "$web/web/nft.js" \
   $(for name in "${cases[@]}"; do echo "--case $name $work/$name-web.json $work/$name-native.csv"; done) \
-  $(for name in "${measured[@]}"; do echo "--measure $name $work/$name-web.json $work/$name-native.csv"; done)
+  $(for name in "${measured[@]}"; do echo "--measure $name $work/$name-web.json $work/$name-native.csv"; done) ||
+  results_ok=1
+[ "$results_ok" = 0 ] && [ "$recognition_ok" = 0 ]

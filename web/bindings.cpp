@@ -13,7 +13,9 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <utility>
@@ -185,6 +187,36 @@ class WebSession {
     return session_.addTarget(bgra, options);
   }
 
+  /// Adds a trained target model (a .nftm file's bytes, `bytes` of them at wasm address `data`,
+  /// e.g. what the recognition service's GET /targets/ID answers): written to a file of the
+  /// module's in-memory file system, added with Session::addTarget(path) and the file removed.
+  /// @param name        how results name it; "" = "model-N" (N counts the models added so).
+  /// @param widthMetres the printed width, metres; 0 = the model's.
+  /// @throws nft::InputError as Session::addTarget for a corrupt or truncated model.
+  int addTargetModel(std::uintptr_t data, int bytes, const std::string& name, double widthMetres) {
+    context_.makeCurrent();
+    if (bytes <= 0) throw nft::InputError("addTargetModel: the model is empty (0 bytes)");
+    // A fixed path: the module is single-threaded and the file lives only during this call.
+    const std::string path = "/tmp/nft-added-model.nftm";
+    {
+      std::ofstream out(path, std::ios::binary | std::ios::trunc);
+      out.write(reinterpret_cast<const char*>(data), bytes);
+      if (!out) throw nft::InputError("addTargetModel: cannot write the model to the module's file system");
+    }
+    struct Remove {
+      const std::string& path;
+      ~Remove() { std::remove(path.c_str()); }
+    } remove{path};
+    nft::TargetOptions options;
+    options.name = name.empty() ? "model-" + std::to_string(++models_) : name;
+    options.widthMetres = widthMetres;
+    try {
+      return session_.addTarget(path, options);
+    } catch (const nft::InputError& e) {  // named as the page called it, not by the file's path
+      throw nft::InputError(std::string("addTargetModel (") + std::to_string(bytes) + " bytes): " + e.what());
+    }
+  }
+
   /// Adds an instant target (Session::addTargetFromFrame) from a frame of tightly packed RGBA
   /// pixels at wasm address `pixels`; `quad`: a JavaScript array of 8 numbers, the corners x1, y1,
   /// ..., x4, y4 (upper-left, upper-right, lower-right, lower-left, frame pixels).
@@ -270,6 +302,7 @@ class WebSession {
   nft::gpu::Context context_;  // declared first: destroyed after the Session that adopted it
   nft::Session session_;
   std::optional<nft::FrameResult> last_;
+  int models_ = 0;  // models added without a name (addTargetModel)
 };
 
 // The bound entry points: each turns C++ exceptions into JavaScript Errors (see the top).
@@ -286,6 +319,9 @@ EMSCRIPTEN_BINDINGS(nft_web) {
       .function("addTargetRgba",
                 optional_override([](WebSession& s, std::uintptr_t p, int w, int h, std::string name, double m, val g) {
                   return guarded([&] { return s.addTargetRgba(p, w, h, name, m, g); });
+                }))
+      .function("addTargetModel", optional_override([](WebSession& s, std::uintptr_t p, int n, std::string name, double m) {
+                  return guarded([&] { return s.addTargetModel(p, n, name, m); });
                 }))
       .function("addTargetFromFrameRgba",
                 optional_override([](WebSession& s, std::uintptr_t p, int w, int h, val quad, std::string name, double m) {

@@ -100,6 +100,11 @@ export class Session {
    * Adds an instant target: the frame's region inside the quad (corners upper left, upper right, lower right,
    * lower left, frame pixels), tracked from that quad on that frame; returns its id. Throws NftError naming the quad.
    */
+  /**
+   * Adds a trained target model (a .nftm file's bytes, e.g. the recognition service's GET /targets/ID); returns its
+   * id. Throws NftError for an empty or corrupt model.
+   */
+  addTargetModel(model: ArrayBuffer | Uint8Array, options?: { name?: string; widthMetres?: number }): number;
   addTargetFromFrame(frame: ImageSource, quad: ([number, number] | { x: number; y: number })[],
                      options?: { name?: string; widthMetres?: number }): number;
   /** Tracks the targets in one frame (timestamp in milliseconds, default performance.now()). */

@@ -137,6 +137,29 @@ export class Session {
   }
 
   /**
+   * Adds a trained target model: the bytes of a .nftm file (nft_train's output, or what the
+   * recognition service's GET /targets/ID answers: see recognition.js).
+   * @param {ArrayBuffer|Uint8Array} model the model file's bytes.
+   * @param {{name?: string, widthMetres?: number}} [options] name (default 'model-N'); physical
+   *   width in metres (default: the model's own).
+   * @returns {number} the target's id. Throws NftError for an empty, truncated or corrupt model
+   *   (naming its size), a name taken or another descriptor type than the session's targets'.
+   */
+  addTargetModel(model, options = {}) {
+    let bytes;
+    if (model instanceof Uint8Array) bytes = model;
+    else if (model instanceof ArrayBuffer) bytes = new Uint8Array(model);
+    else throw nftError('addTargetModel: model must be an ArrayBuffer or a Uint8Array, got ' + typeof model);
+    const address = this.module._malloc(Math.max(1, bytes.length));
+    try {
+      this.module.HEAPU8.set(bytes, address);
+      return this.web.addTargetModel(address, bytes.length, options.name ?? '', options.widthMetres ?? 0);
+    } finally {
+      this.module._free(address);
+    }
+  }
+
+  /**
    * Adds an instant target: the region of a camera frame inside `quad` ("point the camera at a
    * poster, tap, track"), rectified, trained, and tracked from that quad on that frame — the next
    * process() follows it without a detection.

@@ -4,6 +4,7 @@
     nft-recognition train-shard DIR SHARD        one shard (what each array task runs)
     nft-recognition status DIR
     nft-recognition serve DIR [--port 8080] [--workers 2 | --scheduler tcp://HOST:8786]
+                              [--cors-origin https://app.example ...]
 
 docs/catalogue_recognition.md has the whole story: the layout, the HTTP API, several machines.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import secrets
 import sys
 import time
@@ -21,6 +23,17 @@ from .catalogue_index import DEFAULT_NPROBE
 
 SERVICE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LOCALHOST = ("127.0.0.1", "localhost", "::1")
+# An origin as a browser sends it: lower-case http(s), a host name, IPv4 or [IPv6] address, a port.
+ORIGIN = re.compile(r"(https?)://([a-z0-9]([a-z0-9.-]*[a-z0-9])?|\[[0-9a-f:.]+\])(:(\d{1,5}))?")
+
+
+def valid_origin(text: str) -> bool:
+    """Is `text` a CORS origin --cors-origin accepts: exactly "*", or scheme://host[:port] with the
+    scheme http or https, a lower-case host, a port 1-65535 and no path (not even a trailing /)?"""
+    if text == "*":
+        return True
+    m = ORIGIN.fullmatch(text)
+    return m is not None and (m.group(5) is None or 1 <= int(m.group(5)) <= 65535)
 
 
 def _build(args) -> int:
@@ -127,7 +140,7 @@ def _serve(args) -> int:
         print(f"nft-recognition: {recognizer.target_count()} targets in {catalogue.shards} shards on {workers} "
               f"workers, loaded in {time.monotonic() - start:.1f} s; serving http://{args.host}:{args.port}",
               file=sys.stderr, flush=True)
-        app = create_app(recognizer, token, int(args.max_upload_mb * (1 << 20)))
+        app = create_app(recognizer, token, int(args.max_upload_mb * (1 << 20)), cors_origins=args.cors_origin)
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
     finally:
         client.close()
@@ -177,6 +190,9 @@ def parser() -> argparse.ArgumentParser:
                    help=f"inverted lists an IVF index searches (default {DEFAULT_NPROBE})")
     v.add_argument("--shortlist-descriptors", type=int, default=1500,
                    help="query descriptors (strongest first) that vote for the shortlist (default 1500)")
+    v.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                   help="an origin (scheme://host[:port], or *) whose web pages may call the service with fetch() "
+                        "(CORS; repeatable; default none: no CORS headers)")
     v.set_defaults(run=_serve)
     return p
 
@@ -188,6 +204,10 @@ def main(argv=None) -> int:
     for name in ("shards", "jobs", "workers", "candidates", "nprobe", "shortlist_descriptors"):
         if getattr(args, name, 1) < 1:
             parser().error(f"--{name.replace('_', '-')}: expected >= 1, got {getattr(args, name)}")
+    for origin in getattr(args, "cors_origin", []):  # before serve starts anything
+        if not valid_origin(origin):
+            parser().error(f"--cors-origin: expected scheme://host[:port] (http or https, lower case, no path or "
+                           f"trailing /) or *, got {origin!r}")
     try:
         return args.run(args)
     except (FileNotFoundError, ValueError, RuntimeError, OSError) as e:

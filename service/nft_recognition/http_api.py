@@ -16,15 +16,20 @@ Every route but /health needs `Authorization: Bearer TOKEN` unless the service w
 --no-auth (localhost only). Bodies over the size limit are refused (413) before they are read in
 full; a body that is not an image, or a malformed payload, gets 400 naming what is wrong; nothing
 a query sends is written anywhere or logged.
+
+Started with --cors-origin ORIGIN (cors_origins), the routes answer fetch() from a page of those
+origins (a browser app on another origin: the project's JavaScript client): CORS preflights are
+answered before any route, without a token; the requests themselves still need one.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import secrets
-from typing import Optional
+from typing import Optional, Sequence
 
 from fastapi import FastAPI, HTTPException, Request
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
@@ -34,13 +39,25 @@ from .payload import parse_features
 IMAGE_TYPES = ("image/jpeg", "image/png")
 
 
-def create_app(recognizer, token: Optional[str], max_bytes: int = 8 << 20) -> FastAPI:
+def create_app(recognizer, token: Optional[str], max_bytes: int = 8 << 20,
+               cors_origins: Sequence[str] = ()) -> FastAPI:
     """The FastAPI application over a Recognizer.
 
-    token:     the bearer token every route but /health requires; None = no authentication
-               (the CLI allows that on localhost only).
-    max_bytes: the largest request body accepted, bytes (default 8 MiB)."""
+    token:        the bearer token every route but /health requires; None = no authentication
+                  (the CLI allows that on localhost only).
+    max_bytes:    the largest request body accepted, bytes (default 8 MiB).
+    cors_origins: the origins (scheme://host[:port], or "*") whose pages may call the routes with
+                  fetch(): a browser app on another origin, such as the project's JavaScript
+                  client. Starlette's CORSMiddleware answers their preflights (OPTIONS) before any
+                  route, so without a token, and adds Access-Control-Allow-Origin to the answers
+                  (errors too); GET, POST and DELETE with Authorization and Content-Type headers,
+                  no cookies (allow_credentials False), X-Target-Name readable by the page.
+                  Empty (the default): no CORS headers at all, and browsers refuse such calls."""
     app = FastAPI(title="nft recognition service", description=__doc__, version="1")
+    if cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["GET", "POST", "DELETE"],
+                           allow_headers=["Authorization", "Content-Type"], allow_credentials=False,
+                           expose_headers=["X-Target-Name"], max_age=600)
     dim = recognizer.dim
 
     @app.exception_handler(HTTPException)

@@ -4,7 +4,8 @@ ten of OpenCV's sample images built in two shards by two shard tasks, served by 
 asked over HTTP: frames (JPEG) and keypoints + descriptors, targets of both shards found with the
 homography of the known warp; the model downloaded and tracked by a Session as an app would;
 targets added to and removed from the live catalogue; tokens, size limits and malformed
-(fuzzed) payloads refused while the service keeps serving."""
+(fuzzed) payloads refused while the service keeps serving; CORS for a browser app of one origin
+(--cors-origin), and none for another or without the option."""
 
 import json
 import os
@@ -41,6 +42,7 @@ CATALOGUE = ["graf1.png", "box.png", "building.jpg", "baboon.jpg", "fruits.jpg",
              "HappyFish.jpg", "messi5.jpg", "aero1.jpg"]
 LAUNCHER = str(SOURCE_DIR / "service" / "nft-recognition")
 TOKEN = "test-token-0123456789abcdef"
+APP_ORIGIN = "http://app.example:8000"  # the origin of a web page the service lets call it (--cors-origin)
 SCALE = float(os.environ.get("NFT_TEST_TIMEOUT_SCALE", "1"))
 QUAD = np.float32([[150, 90], [470, 70], [500, 400], [120, 380]])  # where a target is warped to in a view
 
@@ -110,7 +112,7 @@ def service(catalogue, tmp_path_factory):
     port = free_port()
     log = open(tmp_path_factory.mktemp("log") / "serve.log", "w+")
     proc = subprocess.Popen([sys.executable, LAUNCHER, "serve", str(catalogue), "--port", str(port), "--workers", "2",
-                             "--token-file", str(token_file), "--max-upload-mb", "1"],
+                             "--token-file", str(token_file), "--max-upload-mb", "1", "--cors-origin", APP_ORIGIN],
                             env=env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -296,6 +298,67 @@ def test_bad_input_is_refused_with_a_clear_error_and_the_service_keeps_serving(s
     assert a["found"] and a["target"]["id"] == 7
 
 
+def test_a_browser_app_of_the_allowed_origin_may_call_the_service(service):
+    """--cors-origin: a page of APP_ORIGIN calling with fetch() is let through — its preflight is
+    answered without a token (before the routes' token check), and the answers carry
+    Access-Control-Allow-Origin; a page of another origin gets no such header."""
+    client, _ = service
+    url = str(client.base_url)
+    preflight = {"Origin": APP_ORIGIN, "Access-Control-Request-Method": "POST",
+                 "Access-Control-Request-Headers": "authorization, content-type"}
+    r = httpx.options(url + "/recognize", headers=preflight)  # no Authorization: a browser sends none
+    assert r.status_code == 200, r.text
+    assert r.headers["access-control-allow-origin"] == APP_ORIGIN
+    assert "POST" in [m.strip() for m in r.headers["access-control-allow-methods"].split(",")]
+    allowed_headers = {h.strip().lower() for h in r.headers["access-control-allow-headers"].split(",")}
+    assert {"authorization", "content-type"} <= allowed_headers
+    assert "access-control-allow-credentials" not in r.headers
+    evil = httpx.options(url + "/recognize", headers=dict(preflight, Origin="http://evil.example"))
+    assert evil.status_code == 400 and "access-control-allow-origin" not in evil.headers, evil.headers
+    # The request itself: answered as before, with the header the browser needs to hand it to the page.
+    r = client.post("/recognize", content=jpeg(view_of("home.jpg")),
+                    headers={"Content-Type": "image/jpeg", "Origin": APP_ORIGIN})
+    assert r.status_code == 200, r.text
+    assert r.headers["access-control-allow-origin"] == APP_ORIGIN
+    a = r.json()
+    assert a["found"] and a["target"]["id"] == 7, a
+    model = client.get("/targets/7", headers={"Origin": APP_ORIGIN})
+    assert model.status_code == 200 and model.headers["access-control-allow-origin"] == APP_ORIGIN
+    assert "x-target-name" in model.headers["access-control-expose-headers"].lower()
+    # The token is still required of the request itself, and the refusal is readable by the page.
+    refused = httpx.post(url + "/recognize", content=b"x", headers={"Content-Type": "image/jpeg", "Origin": APP_ORIGIN})
+    assert refused.status_code == 401 and refused.headers["access-control-allow-origin"] == APP_ORIGIN
+    other = client.post("/recognize", content=jpeg(view_of("home.jpg")),
+                        headers={"Content-Type": "image/jpeg", "Origin": "http://evil.example"})
+    assert "access-control-allow-origin" not in other.headers
+
+
+def test_without_cors_origins_no_cors_header_is_sent():
+    """create_app without cors_origins (serve without --cors-origin) sends no CORS header, and a
+    preflight is no route (405); the same app with cors_origins ["*"] answers both. A stand-in
+    recognizer: only /health is asked."""
+    from fastapi.testclient import TestClient
+
+    from nft_recognition.http_api import create_app
+
+    class StandIn:
+        dim = 64
+
+        def target_count(self):
+            return 3
+
+    preflight = {"Origin": APP_ORIGIN, "Access-Control-Request-Method": "GET"}
+    with TestClient(create_app(StandIn(), None)) as plain:
+        health = plain.get("/health", headers={"Origin": APP_ORIGIN})
+        assert health.json() == {"status": "ok", "targets": 3}
+        assert not [h for h in health.headers if h.lower().startswith("access-control-")], health.headers
+        options = plain.options("/health", headers=preflight)
+        assert options.status_code == 405 and "access-control-allow-origin" not in options.headers
+    with TestClient(create_app(StandIn(), None, cors_origins=["*"])) as anyone:
+        assert anyone.get("/health", headers={"Origin": APP_ORIGIN}).headers["access-control-allow-origin"] == "*"
+        assert anyone.options("/health", headers=preflight).status_code == 200
+
+
 def test_an_unfinished_catalogue_is_not_served_and_says_which_shards(tmp_path):
     with open(tmp_path / "targets.txt", "w") as f:
         f.write(f"home {sample('home.jpg')}\nbox {sample('box.png')}\n")
@@ -313,6 +376,10 @@ def test_an_unfinished_catalogue_is_not_served_and_says_which_shards(tmp_path):
     assert again.returncode == 2 and "a catalogue is already there" in again.stderr
     public = run("serve", str(out), "--host", "0.0.0.0", "--no-auth")
     assert public.returncode != 0 and "--no-auth is for localhost only" in public.stderr
+    for origin in ("not-an-origin", "http://app.example:8000/", "ftp://app.example"):  # refused before Dask starts
+        cors = run("serve", str(out), "--no-auth", "--cors-origin", "http://app.example:8000", "--cors-origin", origin)
+        assert cors.returncode == 2 and "--cors-origin" in cors.stderr and repr(origin) in cors.stderr, cors.stderr
+        assert "have not finished training" not in cors.stderr
     resumed = run("build", "--resume", "--out", str(out))
     assert resumed.returncode == 0 and "2 targets trained, 0 skipped, 2/2 shards, complete" in resumed.stdout
 

@@ -6,12 +6,7 @@
 // frame's region inside that quad (Session.addTargetFromFrame) instead of the target image. With
 // checkGeometry the result also holds what addTarget's geometry option answers (geometryErrors).
 import { loadNft } from './nft/nft.js';
-
-async function bitmap(url) {
-  const r = await fetch(url);
-  if (!r.ok) throw new Error(url + ': HTTP ' + r.status);
-  return createImageBitmap(await r.blob(), { premultiplyAlpha: 'none', colorSpaceConversion: 'none' });
-}
+import { bitmap, runTestPage } from './page.js';
 
 // What addTarget's geometry option answers (check_results.py judges the messages): a bad kind, a
 // bad radius, and a can's label beside the target already added — accepted (curved and flat
@@ -38,46 +33,38 @@ async function geometryErrors(session, target) {
   return errors;
 }
 
-(async () => {
-  const result = { frames: [] };
-  try {
-    const caseUrl = new URLSearchParams(location.search).get('case');
-    const testCase = await (await fetch(caseUrl)).json();
-    const first = await bitmap(testCase.frames[0]);
-    const canvas = document.getElementById('view');
-    canvas.width = first.width;
-    canvas.height = first.height;
-    // [session]
-    const nft = await loadNft();
-    const session = nft.createSession(canvas, testCase.config || {});  // keys of config/default.yaml
-    // [session]
-    const t0 = performance.now();
-    // [add_target]
-    if (testCase.initQuad) session.addTargetFromFrame(first, testCase.initQuad, { name: 'target' });  // a quad of a frame
-    else await session.addTarget(testCase.target, { name: 'target' });  // URL, ImageData, ImageBitmap, <img>
-    // [add_target]
-    result.addTargetMs = performance.now() - t0;
-    if (testCase.checkGeometry) result.geometry = await geometryErrors(session, testCase.target);
-    result.info = session.info();
-    console.log('target added in ' + result.addTargetMs.toFixed(0) + ' ms on ' + result.info.gpuRenderer);
-    for (let i = 0; i < testCase.frames.length; ++i) {
-      const frame = i === 0 ? first : await bitmap(testCase.frames[i]);
-      const start = performance.now();
-      // [frame]
-      const r = session.process(frame, i * 1000 / 30);  // <video>, ImageData, ImageBitmap or a canvas; timestamp ms
-      const wallMs = performance.now() - start;
-      if (testCase.render) session.render();            // camera image + augmentations on the same canvas
-      const t = r.targets[0];                           // state, found, corners (UL, UR, LR, LL), pose {R, t}
-      // [frame]
-      result.frames.push({ frame: i, state: t.state, found: t.found, corners: t.corners,
-                           trackerMs: r.timingsMs.total, wallMs, timingsMs: r.timingsMs });
-      if ((i + 1) % 30 === 0) console.log(`frame ${i + 1}/${testCase.frames.length}: ${t.state}`);
-    }
-    session.delete();
-  } catch (e) {
-    result.error = String(e && e.stack || e);
-    console.log('error: ' + result.error);
+runTestPage({ frames: [] }, async (result) => {
+  const caseUrl = new URLSearchParams(location.search).get('case');
+  const testCase = await (await fetch(caseUrl)).json();
+  const first = await bitmap(testCase.frames[0]);
+  const canvas = document.getElementById('view');
+  canvas.width = first.width;
+  canvas.height = first.height;
+  // [session]
+  const nft = await loadNft();
+  const session = nft.createSession(canvas, testCase.config || {});  // keys of config/default.yaml
+  // [session]
+  const t0 = performance.now();
+  // [add_target]
+  if (testCase.initQuad) session.addTargetFromFrame(first, testCase.initQuad, { name: 'target' });  // a quad of a frame
+  else await session.addTarget(testCase.target, { name: 'target' });  // URL, ImageData, ImageBitmap, <img>
+  // [add_target]
+  result.addTargetMs = performance.now() - t0;
+  if (testCase.checkGeometry) result.geometry = await geometryErrors(session, testCase.target);
+  result.info = session.info();
+  console.log('target added in ' + result.addTargetMs.toFixed(0) + ' ms on ' + result.info.gpuRenderer);
+  for (let i = 0; i < testCase.frames.length; ++i) {
+    const frame = i === 0 ? first : await bitmap(testCase.frames[i]);
+    const start = performance.now();
+    // [frame]
+    const r = session.process(frame, i * 1000 / 30);  // <video>, ImageData, ImageBitmap or a canvas; timestamp ms
+    const wallMs = performance.now() - start;
+    if (testCase.render) session.render();            // camera image + augmentations on the same canvas
+    const t = r.targets[0];                           // state, found, corners (UL, UR, LR, LL), pose {R, t}
+    // [frame]
+    result.frames.push({ frame: i, state: t.state, found: t.found, corners: t.corners,
+                         trackerMs: r.timingsMs.total, wallMs, timingsMs: r.timingsMs });
+    if ((i + 1) % 30 === 0) console.log(`frame ${i + 1}/${testCase.frames.length}: ${t.state}`);
   }
-  window.nftResult = result;
-  window.nftDone = true;
-})();
+  session.delete();
+});

@@ -107,8 +107,9 @@ class Session {
   /// the surface (tracker/curved_detection.h) and followed by a tracking lane on it
   /// (tracker/curved_tracking_lane.h): its TargetResult's pose is the label's (the target's frame
   /// of detection/label_surface.h), its corners the label's corners projected, its homography the
-  /// label's tangent plane's along its middle column, its outline the label's visible edges; no
-  /// final refinement or pose filter yet. Alone in a Session it is searched for in process()
+  /// label's tangent plane's along its middle column, its outline the label's visible edges; its
+  /// pose is refined on the label's pixels (tracking.final_refinement: tracker/curved_refiner.h),
+  /// not smoothed (tracking.pose_filter is for flat targets: it refits a plane). Alone in a Session it is searched for in process()
   /// itself, on every frame it is not tracked; beside other targets (flat or curved, added one by
   /// one or from a database) it is recognised among them as they are, on the worker too.
   /// @throws nft::InputError as the overload above; naming the geometry's field (radius_m,
