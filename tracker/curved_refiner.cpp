@@ -322,11 +322,7 @@ struct CurvedRefiner::Impl {
   }
 };
 
-RefinerOptions curvedRefinerOptions() {
-  RefinerOptions o;
-  o.samples = 256;
-  return o;
-}
+RefinerOptions curvedRefinerOptions() { return RefinerOptions(); }
 
 CurvedRefiner::CurvedRefiner(const detection::TargetModel& model, const RefinerOptions& o)
     : impl_(std::make_unique<Impl>()) {

@@ -53,11 +53,14 @@
 
 namespace nft::tracker {
 
-/// The settings CurvedRefiner is made with by default: HomographyRefiner's, with 256 samples a
-/// label level instead of 512. A label round a can shows at most half of itself, and the samples
-/// that face the camera are what each iteration costs: on the can's presets at 640 × 480 (one core,
-/// `nft_replay --report`) 512 samples took the refinement 0.32 ms a frame (rotation) and 1.0 ms
-/// (motion_blur), 256 took 0.19 and 0.73 ms, within 0.1 px and 0.2° of the same medians.
+/// The settings CurvedRefiner is made with by default: HomographyRefiner's (512 samples a label
+/// level). A label round a can shows at most half of itself, so about half the samples are seen.
+/// 256 cost less (the can at 640 × 480, one core: 0.19 against 0.32 ms a frame on rotation, 0.73
+/// against 1.0 ms on motion_blur) but, once the samples were blurred along their streaks and a
+/// confirmed move taken, lost frames under blur: within 5 px, motion_blur can 99.0 / 91.0 % with
+/// 512 against 97.3 / 88.7 % with 256 (640 × 480 / 1280 × 720), cup 96.0 / 93.7 against
+/// 96.3 / 91.0 %, the cup's unconstrained 1280 × 720 94.3 against 93.7 %; the other 27 rows the
+/// same (docs/results.md #results_curved).
 RefinerOptions curvedRefinerOptions();
 
 /// The motion a curved target's frame is blurred by: the poses of the frames before.
