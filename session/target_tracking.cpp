@@ -743,7 +743,7 @@ void TargetTracking::refine(const cv::Mat& frame, const tracker::CameraCalibrati
 void TargetTracking::refineCurved(Target& t, const cv::Mat& frame, const tracker::CameraCalibration& calibration,
                                   int workingFactor, long long frame0, TargetResult& r) {
   if (!t.curvedRefiner || t.refinerFactor != workingFactor) {
-    tracker::RefinerOptions refinerOptions = tracker::curvedRefinerOptions();
+    tracker::RefinerOptions refinerOptions;
     refinerOptions.maxShiftPx *= workingFactor;
     t.curvedRefiner = std::make_shared<const tracker::CurvedRefiner>(modelOf(t), refinerOptions);
     t.refinerFactor = workingFactor;

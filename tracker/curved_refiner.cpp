@@ -322,8 +322,6 @@ struct CurvedRefiner::Impl {
   }
 };
 
-RefinerOptions curvedRefinerOptions() { return RefinerOptions(); }
-
 CurvedRefiner::CurvedRefiner(const detection::TargetModel& model, const RefinerOptions& o)
     : impl_(std::make_unique<Impl>()) {
   if (!model.geometry.curved())

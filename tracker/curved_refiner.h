@@ -53,16 +53,6 @@
 
 namespace nft::tracker {
 
-/// The settings CurvedRefiner is made with by default: HomographyRefiner's (512 samples a label
-/// level). A label round a can shows at most half of itself, so about half the samples are seen.
-/// 256 cost less (the can at 640 × 480, one core: 0.19 against 0.32 ms a frame on rotation, 0.73
-/// against 1.0 ms on motion_blur) but, once the samples were blurred along their streaks and a
-/// confirmed move taken, lost frames under blur: within 5 px, motion_blur can 99.0 / 91.0 % with
-/// 512 against 97.3 / 88.7 % with 256 (640 × 480 / 1280 × 720), cup 96.0 / 93.7 against
-/// 96.3 / 91.0 %, the cup's unconstrained 1280 × 720 94.3 against 93.7 %; the other 27 rows the
-/// same (docs/results.md #results_curved).
-RefinerOptions curvedRefinerOptions();
-
 /// The motion a curved target's frame is blurred by: the poses of the frames before.
 struct CurvedMotion {
   /// The pose one frame before the one refined; std::nullopt: no motion known (no blur).
@@ -96,11 +86,16 @@ class CurvedRefiner {
   /// @param model a curved target (model.geometry a cylinder or cone) with its CV_8UC1 label image
   ///   (at least 16 × 16) and its width in metres.
   /// @param options the flat refiner's settings, with the same meaning (samples per level, the
-  ///   acceptance limits).
+  ///   acceptance limits), and its defaults: 512 samples a label level, of which a label round a
+  ///   can shows about half. 256 cost less (the can at 640 × 480, one core: 0.19 against 0.32 ms a
+  ///   frame on rotation, 0.73 against 1.0 ms on motion_blur) but lost frames under blur: within
+  ///   5 px, motion_blur can 97.3 / 88.7 % against 99.0 / 91.0 % (640 × 480 / 1280 × 720), cup
+  ///   96.3 / 91.0 against 96.0 / 93.7 %, the cup's unconstrained 1280 × 720 93.7 against 94.3 %;
+  ///   the other 27 rows the same (docs/results.md #results_curved).
   /// @throws std::invalid_argument for a planar model, another image type or size, a bad
   ///   geometry (named, as validateTargetGeometry), or options out of range (named).
   explicit CurvedRefiner(const detection::TargetModel& model,
-                         const RefinerOptions& options = curvedRefinerOptions());
+                         const RefinerOptions& options = {});
   ~CurvedRefiner();
   CurvedRefiner(CurvedRefiner&&) noexcept;
   CurvedRefiner& operator=(CurvedRefiner&&) noexcept;

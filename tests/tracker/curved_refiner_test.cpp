@@ -162,7 +162,7 @@ TEST(CurvedRefiner, AMovePastTheLargestIsTakenWhenTheFrameConfirmsIt) {
   const testing::CanLabel can = makeCanLabel();
   const detection::LabelCamera camera = canCameraAt(can, 10);
   const cv::Mat frame = detection::renderLabel(can.model.image, can.surface, camera, nullptr, nullptr, 110);
-  RefinerOptions options = curvedRefinerOptions();
+  RefinerOptions options;
   for (const double offPx : {-8.0, 8.0}) {
     for (int axis = 0; axis < 2; ++axis) {
       Pose start = poseOf(camera);
