@@ -18,7 +18,10 @@ in), the service's stages, the memory of each worker (peak RSS) and of the index
 time of each shard task. Writes RESULTS.json and RESULTS.md in --work.
 
   scripts/bench-catalogue.py --targets 1000 [--shards 4] [--jobs 2] [--workers 2] [--queries 200]
-                             [--negatives 100] [--factory Flat] [--work /tmp/nft-catalogue-bench]
+                             [--negatives 100] [--factory Flat] [--mirror] [--work /tmp/nft-catalogue-bench]
+
+--factory words: the shortlist by visual words (service/nft_recognition/words.py); --mirror: the
+crops of mirrored photographs too (make-distractors.py --mirror), for 10,000 targets and more.
 
 Needs the nft module on PYTHONPATH (build/release/python) and scripts/install-deps.sh service.
 """
@@ -150,6 +153,7 @@ def main():
     p.add_argument("--queries", type=int, default=200)
     p.add_argument("--negatives", type=int, default=100)
     p.add_argument("--factory", default="Flat")
+    p.add_argument("--mirror", action="store_true", help="make-distractors.py --mirror: twice the sources")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--data", default=os.environ.get("NFT_DATA_DIR", os.path.join(ROOT, "..", "shared", "data")))
     p.add_argument("--work", default="/tmp/nft-catalogue-bench")
@@ -157,11 +161,12 @@ def main():
     import httpx
 
     rng = np.random.default_rng(args.seed)
-    crops = os.path.join(args.work, f"crops-{args.targets}")
-    catalogue = os.path.join(args.work, f"catalogue-{args.targets}-{args.shards}-{args.factory.replace(',', '_')}")
+    mirror = "-mirror" if args.mirror else ""
+    crops = os.path.join(args.work, f"crops-{args.targets}{mirror}")
+    catalogue = os.path.join(args.work, f"catalogue-{args.targets}{mirror}-{args.shards}-{args.factory.replace(',', '_')}")
     if not os.path.exists(os.path.join(crops, "targets.txt")):
         subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "make-distractors.py"), crops, "--count",
-                        str(args.targets), "--data", args.data, "--seed", str(args.seed)],
+                        str(args.targets), "--data", args.data, "--seed", str(args.seed)] + (["--mirror"] if mirror else []),
                        check=True)
     build_s = build(args, crops, catalogue)
     from nft_recognition.catalogue import Catalogue
@@ -208,7 +213,7 @@ def main():
             ms = (time.perf_counter() - t) * 1e3
             answer = a["target"]["id"] if a.get("found") else None
             rows.append({"kind": "view", "target": int(target_id), "degradation": kind, "answer": answer, "ms": ms,
-                         "stages": a["time_ms"]})
+                         "stages": a["time_ms"], "shortlisted": int(target_id) in [t for t, _ in a["shortlist"]]})
             if n % 25 == 0:
                 log(f"{n}/{args.queries} views")
         for frame in backgrounds[args.queries:]:
@@ -227,14 +232,18 @@ def main():
     views = [r for r in rows if r["kind"] == "view"]
     nones = [r for r in rows if r["kind"] == "none"]
     ms = np.array([r["ms"] for r in rows[5:]])
-    index_mb = sum(os.path.getsize(os.path.join(cat.shard_folder(s), "index.faiss")) for s in range(cat.shards)) / 2**20
+    # The shortlist's files: each shard's FAISS index, or its word vectors and the vocabulary.
+    index_files = [os.path.join(cat.shard_folder(s), "words.npz" if cat.uses_words else "index.faiss")
+                   for s in range(cat.shards)] + ([cat.vocabulary_path] if cat.uses_words else [])
+    index_mb = sum(os.path.getsize(f) for f in index_files) / 2**20
     result = {
         "targets": len(trained), "asked": len(cat.entries), "shards": cat.shards, "workers": args.workers,
-        "factory": args.factory, "descriptors": sum(s["descriptors"] for s in shards),
+        "factory": args.factory, "mirror": bool(args.mirror), "descriptors": sum(s["descriptors"] for s in shards),
         "recall_at_1": float(np.mean([r["answer"] == r["target"] for r in views])),
         "wrong": float(np.mean([r["answer"] not in (None, r["target"]) for r in views])),
         "wrong_overlapping_crop": float(np.mean([r["answer"] not in (None, r["target"]) and overlapping(r["answer"], r["target"])
                                                  for r in views])),
+        "in_shortlist": float(np.mean([r["shortlisted"] for r in views])),
         "recall_by_degradation": {k: float(np.mean([r["answer"] == r["target"] for r in views if r["degradation"] == k]))
                                   for k in DEGRADATIONS if any(r["degradation"] == k for r in views)},
         "false_positives": float(np.mean([r["answer"] is not None for r in nones])) if nones else None,
@@ -245,7 +254,7 @@ def main():
         "queries": len(views), "negatives": len(nones),
     }
     os.makedirs(args.work, exist_ok=True)
-    tag = f"{args.targets}-{args.shards}-{args.factory.replace(',', '_')}"
+    tag = f"{args.targets}{mirror}-{args.shards}-{args.factory.replace(',', '_')}"
     with open(os.path.join(args.work, f"RESULTS-{tag}.json"), "w") as f:
         json.dump(result, f, indent=1)
     line = (f"| {result['targets']} | {cat.shards} × {args.factory} | {result['recall_at_1']:.1%} | {result['wrong']:.1%} | "

@@ -63,10 +63,10 @@ GROUP[gst]="libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-to
   gir1.2-gst-plugins-base-1.0"
 # The catalogue recognition service (service/, issue 48): FAISS's Python bindings for the global
 # descriptor index, Dask distributed for its workers, FastAPI + uvicorn for the HTTP front and
-# httpx for its clients and tests; OpenBLAS, which Debian's alternatives then give FAISS's exact
-# search in place of the reference BLAS (8x faster on 2 cores). An app that does not use the
-# service needs none of them.
-GROUP[service]="python3-faiss python3-distributed python3-fastapi python3-uvicorn python3-httpx python3-numpy
+# httpx for its clients and tests; SciPy's sparse matrices for the word shortlist; OpenBLAS,
+# which Debian's alternatives then give FAISS's exact search in place of the reference BLAS (8x
+# faster on 2 cores). An app that does not use the service needs none of them.
+GROUP[service]="python3-faiss python3-scipy python3-distributed python3-fastapi python3-uvicorn python3-httpx python3-numpy
   python3-opencv python3-pytest libopenblas0-pthread"
 ORDER=(run test python web slurm fuzz gst service)
 

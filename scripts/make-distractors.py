@@ -12,10 +12,13 @@ Crops are random rectangles (seeded: the same arguments give the same crops) of 
 sides, scaled to at most 480 px, kept only when textured enough to train (mean local standard
 deviation >= 12, like the trainer's 'too plain' limit, and >= 200 FAST corners at the default threshold, 30) and not nearly the same as an earlier crop
 of the same photograph (intersection over union at most 0.5: a crop at another scale of the same
-place is a different picture).
+place is a different picture). With --mirror, each photograph is also used mirrored left to right
+(SOURCES.tsv names it PATH#mirrored): SURF is not invariant to mirroring, so a mirrored crop is a
+picture of its own, and the sources give about twice the crops (the catalogue benchmark's 10,000).
 
 Usage: scripts/make-distractors.py OUT_DIR [--count 1000] [--seed 1] [--data ../shared/data]
                                    [--exclude FILE...] [--exclude-multi-target] [--max-overlap 0.5]
+                                   [--mirror]
 Needs Debian's python3-opencv (scripts/install-deps.sh installs it), hence /usr/bin/python3.
 """
 import argparse
@@ -100,6 +103,8 @@ def main():
     parser.add_argument("--max-overlap", type=float, default=0.5,
                         help="largest intersection over union of two crops of one photograph (default 0.5; 0: "
                              "disjoint crops, no content in two targets, as the catalogue benchmark wants)")
+    parser.add_argument("--mirror", action="store_true",
+                        help="also crop each photograph mirrored left to right (PATH#mirrored in SOURCES.tsv)")
     args = parser.parse_args()
     if not 0 <= args.max_overlap <= 1:
         sys.exit(f"make-distractors: --max-overlap {args.max_overlap}: expected a value in [0, 1]")
@@ -113,6 +118,8 @@ def main():
         image = cv2.imread(path, cv2.IMREAD_GRAYSCALE)
         if image is not None and min(image.shape) >= 160:
             images.append((path, image))
+            if args.mirror:
+                images.append((path + "#mirrored", cv2.flip(image, 1)))
     if not images:
         sys.exit("make-distractors: no source photograph found (install gnome-backgrounds, "
                  "plasma-workspace-wallpapers and opencv-doc)")

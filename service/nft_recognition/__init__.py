@@ -6,6 +6,9 @@ Session already computed. Pieces so far:
 
 - catalogue_index.CatalogueIndex: a FAISS index over every target's descriptors that shortlists
   the targets a query's descriptors vote for; targets are added and removed while it serves.
+- words.Vocabulary / words.WordIndex: the shortlist by visual words (a catalogue of the factory
+  "words"): one sparse tf-idf vector per target, so a query's cost and the index's memory follow
+  the query's words and the targets, not every descriptor of every target.
 - verification.verify_target: geometric verification of one shortlisted target with the
   project's own GPU matcher (nft.GpuMatcher, ratio test) and OpenCV's RANSAC homography.
 - catalogue / build: a catalogue folder in shards, each trained by one task (here or a Slurm
@@ -16,12 +19,13 @@ Session already computed. Pieces so far:
   service when it finds nothing of its own, off the camera thread, rate-limited).
 
 Nothing here is imported by the nft module: an app that does not use the service needs none of
-its dependencies (Debian's python3-faiss; scripts/install-deps.sh service).
+its dependencies (Debian's python3-faiss and python3-scipy; scripts/install-deps.sh service).
 """
 
 from .catalogue import Catalogue, Entry, read_list
 from .catalogue_index import CatalogueIndex, Nearest, Vote, merge_nearest, votes_of
 from .verification import Verification, verify_target
+from .words import Vocabulary, WordIndex
 
 __all__ = ["Catalogue", "Entry", "read_list", "CatalogueIndex", "Nearest", "Vote", "merge_nearest", "votes_of",
-           "Verification", "verify_target"]
+           "Verification", "verify_target", "Vocabulary", "WordIndex"]

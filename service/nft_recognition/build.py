@@ -1,9 +1,11 @@
 """Training a catalogue's shards: one shard per task, on this machine or as a Slurm job array.
 
 A shard task trains its entries with the project's trainer (nft.train_target: scale-aware FAST and
-SURF-ES, as nft_train does), saves each model, builds the shard's descriptor index (CatalogueIndex,
-FAISS) and writes targets.json last — the mark that the shard is complete. Entries that cannot be
-trained (too plain, unreadable) are listed in targets.json with why, and the task goes on.
+SURF-ES, as nft_train does), saves each model, builds the shard's shortlist index (CatalogueIndex,
+FAISS, over every descriptor; or, for the factory "words", the word vectors of words.WordIndex over
+the catalogue's vocabulary, which train_vocabulary() makes once before the tasks) and writes
+targets.json last — the mark that the shard is complete. Entries that cannot be trained (too plain,
+unreadable) are listed in targets.json with why, and the task goes on.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 
 from .catalogue import Catalogue, model_file, trained_entry, write_json
 from .catalogue_index import CatalogueIndex
+from .words import Vocabulary, WordIndex
 
 # The command that runs one shard task: this package's launcher (service/nft-recognition).
 LAUNCHER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "nft-recognition")
@@ -29,7 +32,8 @@ def train_shard(catalogue: Catalogue, shard: int, progress=None) -> dict:
     report (what targets.json holds: targets, skipped entries, descriptors, seconds).
 
     progress: None or a callable(done, total, name) called after each entry.
-    Raises ValueError for a shard out of range; OSError when the folder cannot be written."""
+    Raises ValueError for a shard out of range; FileNotFoundError for a "words" catalogue without
+    its vocabulary yet; OSError when the folder cannot be written."""
     import nft  # the project's module: the trainer (here, not at import, so the service's front needs no GL)
 
     if not 0 <= shard < catalogue.shards:
@@ -38,6 +42,10 @@ def train_shard(catalogue: Catalogue, shard: int, progress=None) -> dict:
     folder = catalogue.shard_folder(shard)
     os.makedirs(os.path.join(folder, "models"), exist_ok=True)
     entries = catalogue.entries_of(shard)
+    if catalogue.uses_words and not os.path.exists(catalogue.vocabulary_path):
+        raise FileNotFoundError(f"{catalogue.vocabulary_path}: no vocabulary yet; `nft-recognition build` trains it "
+                                "before the shards")
+    vocabulary = Vocabulary.load(catalogue.vocabulary_path) if catalogue.uses_words else None
     trained, skipped, descriptors = [], [], []
     for done, (target_id, entry) in enumerate(entries.items(), 1):
         try:
@@ -47,19 +55,60 @@ def train_shard(catalogue: Catalogue, shard: int, progress=None) -> dict:
         else:
             t.save(os.path.join(folder, model_file(target_id)))
             trained.append(trained_entry(target_id, entry.name, t))
-            descriptors.append((target_id, t.descriptors))
+            descriptors.append((target_id, vocabulary.vector(t.descriptors) if vocabulary else t.descriptors))
         if progress:
             progress(done, len(entries), entry.name)
+    if vocabulary:
+        words = WordIndex(vocabulary.size)
+        words.add_targets([i for i, _ in descriptors], [v for _, v in descriptors])
+        words.save(os.path.join(folder, "words.npz"))
+        count = sum(t["keypoints"] for t in trained)
+    else:
+        count = _descriptor_index(catalogue, descriptors, folder)
+    report = {"shard": shard, "targets": trained, "skipped": skipped, "descriptors": count,
+              "seconds": round(time.monotonic() - start, 3)}
+    write_json(os.path.join(folder, "targets.json"), report)  # last: the shard is complete
+    return report
+
+
+def _descriptor_index(catalogue: Catalogue, descriptors, folder: str) -> int:
+    """Writes the shard's FAISS index over every descriptor of its targets; returns their count."""
     index = CatalogueIndex(dim=descriptors[0][1].shape[1] if descriptors else 64, factory=catalogue.factory)
     if not index.is_trained and descriptors:
         index.train(np.vstack([d for _, d in descriptors]))
     for target_id, d in descriptors:
         index.add_target(target_id, d)
     index.save(os.path.join(folder, "index.faiss"))
-    report = {"shard": shard, "targets": trained, "skipped": skipped, "descriptors": index.descriptor_count,
-              "seconds": round(time.monotonic() - start, 3)}
-    write_json(os.path.join(folder, "targets.json"), report)  # last: the shard is complete
-    return report
+    return index.descriptor_count
+
+
+def train_vocabulary(catalogue: Catalogue, sample: int = 300, coarse: int = 256, fine: int = 256,
+                     progress=None) -> Vocabulary:
+    """Trains a "words" catalogue's vocabulary (words.Vocabulary.train) on the descriptors of
+    `sample` of its entries, spread evenly over the list, trained as the shards will train them,
+    and writes it to DIR/vocabulary.npz; the shard tasks then need nothing from each other.
+
+    progress: None or a callable(done, total, name) called after each sampled entry.
+    Raises ValueError when the catalogue is not a "words" one or no sampled entry can be trained."""
+    import nft
+
+    if not catalogue.uses_words:
+        raise ValueError(f"{catalogue.folder}: factory '{catalogue.factory}' needs no vocabulary (only \"words\" does)")
+    chosen = np.unique(np.linspace(0, len(catalogue.entries) - 1, min(sample, len(catalogue.entries))).astype(int))
+    descriptors = []
+    for done, i in enumerate(chosen, 1):
+        entry = catalogue.entries[i]
+        try:
+            descriptors.append(nft.train_target(entry.image, width_m=entry.width_m).descriptors)
+        except (nft.InputError, FileNotFoundError):
+            pass  # the shard task reports it
+        if progress:
+            progress(done, len(chosen), entry.name)
+    if not descriptors:
+        raise ValueError(f"{catalogue.folder}: none of the {len(chosen)} sampled entries could be trained")
+    vocabulary = Vocabulary.train(descriptors, coarse=min(coarse, sum(len(d) for d in descriptors)), fine=fine)
+    vocabulary.save(catalogue.vocabulary_path)
+    return vocabulary
 
 
 def build_local(catalogue: Catalogue, jobs: int = 1) -> List[int]:

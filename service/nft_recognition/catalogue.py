@@ -4,7 +4,10 @@
                                   count, the descriptor index's factory
     DIR/shard-007/targets.json    the shard's trained targets (id, name, model file, size) and the
                                   entries it could not train, with why
-    DIR/shard-007/index.faiss     the shard's descriptor index (CatalogueIndex.save())
+    DIR/shard-007/index.faiss     the shard's descriptor index (CatalogueIndex.save()), or with
+    DIR/shard-007/words.npz       the factory "words", its targets' word vectors (words.WordIndex)
+    DIR/vocabulary.npz            the words of a "words" catalogue (words.Vocabulary), trained
+                                  before the shards on a sample of the entries
     DIR/shard-007/models/ID.nftm  each target's model (nft.TrainedTarget.save(): what the app's
                                   Session downloads, GET /targets/ID, and tracks)
 
@@ -21,6 +24,7 @@ import os
 from typing import Dict, List, Optional
 
 FORMAT = "nft-catalogue"
+WORDS = "words"  # the factory of a catalogue shortlisted by visual words (words.py), not a FAISS index
 VERSION = 1
 
 
@@ -160,6 +164,17 @@ class Catalogue:
         write_json(path, {"format": FORMAT, "version": VERSION, "shards": shards, "factory": factory,
                           "entries": [dataclasses.asdict(e) for e in entries]})
         return Catalogue(folder)
+
+    @property
+    def uses_words(self) -> bool:
+        """Is the shortlist by visual words (factory "words": a vocabulary and word vectors)
+        rather than a FAISS index over every descriptor?"""
+        return self.factory == WORDS
+
+    @property
+    def vocabulary_path(self) -> str:
+        """DIR/vocabulary.npz: the words of a "words" catalogue."""
+        return os.path.join(self.folder, "vocabulary.npz")
 
     def shard_folder(self, shard: int) -> str:
         """The folder of one shard (absolute)."""

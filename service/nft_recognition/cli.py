@@ -37,7 +37,7 @@ def valid_origin(text: str) -> bool:
 
 
 def _build(args) -> int:
-    from .build import build_local, submit_slurm
+    from .build import build_local, submit_slurm, train_vocabulary
 
     if args.resume:
         catalogue = Catalogue(args.out)
@@ -46,6 +46,16 @@ def _build(args) -> int:
         catalogue = Catalogue.create(args.out, entries, args.shards, args.factory)
     print(f"nft-recognition: {len(catalogue.entries)} targets in {catalogue.shards} shards, {catalogue.folder}",
           file=sys.stderr)
+    if catalogue.uses_words and not os.path.exists(catalogue.vocabulary_path):
+        start, last = time.monotonic(), [0.0]
+
+        def progress(done, total, name):
+            if time.monotonic() - last[0] > 2 or done == total:
+                last[0] = time.monotonic()
+                print(f"vocabulary: {done}/{total} sampled targets trained ({name})", file=sys.stderr, flush=True)
+
+        vocabulary = train_vocabulary(catalogue, args.vocabulary_sample, progress=progress)
+        print(f"nft-recognition: {vocabulary.size} words, {time.monotonic() - start:.1f} s", file=sys.stderr)
     if args.slurm:
         job = submit_slurm(catalogue, args.partition, args.time, args.cpus_per_task)
         print(job or "", flush=True)  # the job id alone on stdout, for scripts (empty: nothing left to train)
@@ -135,6 +145,7 @@ def _serve(args) -> int:
     try:
         start = time.monotonic()
         recognizer = Recognizer(client, catalogue, max_candidates=args.candidates, nprobe=args.nprobe,
+                                model_cache=args.model_cache,
                                 shortlist_descriptors=args.shortlist_descriptors)
         workers = len(client.scheduler_info()["workers"])
         print(f"nft-recognition: {recognizer.target_count()} targets in {catalogue.shards} shards on {workers} "
@@ -158,7 +169,10 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("list", nargs="?", help="target list: 'name image [width_m]' per line (nft_train --list's format)")
     b.add_argument("--out", required=True, help="the catalogue folder to make")
     b.add_argument("--shards", type=int, default=1, help="shards (array tasks; default 1)")
-    b.add_argument("--factory", default="Flat", help="FAISS index factory per shard: Flat (exact, default) or IVFn,SQ8")
+    b.add_argument("--factory", default="Flat", help="the shortlist's index per shard: a FAISS factory over every descriptor, Flat (exact, "
+                   "default) or IVFn,SQ8; or words (visual words: for catalogues of 10,000 targets and more)")
+    b.add_argument("--vocabulary-sample", type=int, default=300,
+                   help="with --factory words: entries whose descriptors train the words (default 300)")
     b.add_argument("--jobs", type=int, default=1, help="shard tasks at a time on this machine (default 1)")
     b.add_argument("--resume", action="store_true", help="train the shards of --out not finished yet")
     b.add_argument("--slurm", action="store_true", help="submit the shards as a Slurm job array (sbatch) and return")
@@ -185,7 +199,10 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--token-file", help="file holding the bearer token (else $NFT_RECOGNITION_TOKEN, else a new one)")
     v.add_argument("--no-auth", action="store_true", help="no token (allowed with a localhost --host only)")
     v.add_argument("--max-upload-mb", type=float, default=8.0, help="largest request body, MiB (default 8)")
-    v.add_argument("--candidates", type=int, default=3, help="shortlisted targets verified per query (default 3)")
+    v.add_argument("--model-cache", type=int, default=1000,
+                   help="target models each shard keeps in memory, the last verified (default 1000, ~0.6 MiB each)")
+    v.add_argument("--candidates", type=int, default=None,
+                   help="shortlisted targets verified per query (default 3; 8 for a words catalogue)")
     v.add_argument("--nprobe", type=int, default=DEFAULT_NPROBE,
                    help=f"inverted lists an IVF index searches (default {DEFAULT_NPROBE})")
     v.add_argument("--shortlist-descriptors", type=int, default=1500,
@@ -201,8 +218,9 @@ def main(argv=None) -> int:
     args = parser().parse_args(argv)
     if args.command == "build" and not args.resume and not args.list:
         parser().error("build: a target LIST is needed (or --resume --out DIR)")
-    for name in ("shards", "jobs", "workers", "candidates", "nprobe", "shortlist_descriptors"):
-        if getattr(args, name, 1) < 1:
+    for name in ("shards", "jobs", "workers", "candidates", "nprobe", "shortlist_descriptors", "vocabulary_sample",
+                 "model_cache"):
+        if (getattr(args, name, 1) or 1) < 1:  # None: the default
             parser().error(f"--{name.replace('_', '-')}: expected >= 1, got {getattr(args, name)}")
     for origin in getattr(args, "cors_origin", []):  # before serve starts anything
         if not valid_origin(origin):

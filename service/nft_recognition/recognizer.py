@@ -6,6 +6,9 @@ routes or schedules work of its own.
     query keypoints + descriptors ──► every shard: nearest() ──► merge_nearest() ──► votes_of()
         ──► the shortlisted targets' shards: verify() ──► the verified target with most inliers
 
+or, for a catalogue of the factory "words" (words.py), the query's word vector (made here, with the
+catalogue's vocabulary) ──► every shard: score_words() ──► the highest cosines ──► verify() ...
+
 A JPEG or PNG frame is described first by a task on any worker (features.describe_image).
 """
 
@@ -19,9 +22,10 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from .catalogue import Catalogue
-from .catalogue_index import DEFAULT_NPROBE, merge_nearest, votes_of
+from .catalogue_index import DEFAULT_NPROBE, Vote, merge_nearest, votes_of
 from .features import describe_image
-from .shard import Shard
+from .shard import DEFAULT_MODEL_CACHE, Shard
+from .words import Vocabulary
 
 
 @dataclasses.dataclass
@@ -52,17 +56,20 @@ class Recognizer:
                     one page, a logo on many) loses the shared descriptors' votes to a stricter
                     one: on the 1,000-crop benchmark 0.8 kept the rendered target in the top 3
                     for 78 % of views, 1.0 for 93 % (scripts/bench-catalogue.py).
-    max_candidates: shortlisted targets verified per query.
+    max_candidates: shortlisted targets verified per query; None: 3 for a descriptor index, 8 for
+                    a "words" catalogue (the targets of highest cosine: a coarser shortlist than the
+                    descriptors' votes, so more are checked).
     min_votes:      fewest votes for a target to be shortlisted.
     shortlist_descriptors: the query descriptors (the first: the strongest keypoints) that vote;
                     verification uses them all. The index's cost grows with them.
     nprobe:         inverted lists an IVF shard searches per descriptor.
+    model_cache:    models each shard keeps in memory, the last verified (Shard).
     Raises ValueError naming the shards a catalogue has not finished training, or RuntimeError
     when the cluster has no workers."""
 
-    def __init__(self, client, catalogue: Catalogue, ratio: float = 0.8, max_candidates: int = 3,
+    def __init__(self, client, catalogue: Catalogue, ratio: float = 0.8, max_candidates: Optional[int] = None,
                  min_votes: int = 3, shortlist_descriptors: int = 1500, nprobe: int = DEFAULT_NPROBE,
-                 shortlist_ratio: float = 1.0) -> None:
+                 shortlist_ratio: float = 1.0, model_cache: int = DEFAULT_MODEL_CACHE) -> None:
         missing = catalogue.missing_shards()
         if missing:
             raise ValueError(f"{catalogue.folder}: shards {missing} have not finished training "
@@ -71,9 +78,13 @@ class Recognizer:
         if not workers:
             raise RuntimeError("the Dask cluster has no workers")
         self.client, self.catalogue = client, catalogue
+        if max_candidates is None:
+            max_candidates = 8 if catalogue.uses_words else 3
         self.ratio, self.max_candidates, self.min_votes = ratio, max_candidates, min_votes
         self.shortlist_descriptors, self.shortlist_ratio = shortlist_descriptors, shortlist_ratio
-        futures = [client.submit(Shard, catalogue.shard_folder(s), nprobe, actor=True,
+        self.vocabulary = Vocabulary.load(catalogue.vocabulary_path) if catalogue.uses_words else None
+        vocabulary = catalogue.vocabulary_path if catalogue.uses_words else None
+        futures = [client.submit(Shard, catalogue.shard_folder(s), nprobe, vocabulary, model_cache, actor=True,
                                  workers=[workers[s % len(workers)]], allow_other_workers=False, pure=False)
                    for s in range(catalogue.shards)]
         self.shards = [f.result() for f in futures]
@@ -118,19 +129,27 @@ class Recognizer:
         keypoints[i]. Returns a Recognition (target None when none is verified)."""
         start = time.perf_counter()
         voters = descriptors[:self.shortlist_descriptors]
-        parts = [f.result() for f in [a.nearest(voters) for a in self.shards]]
-        votes = votes_of(merge_nearest(parts), self.max_candidates, self.shortlist_ratio, self.min_votes)
+        if self.vocabulary is not None:
+            votes = self._word_shortlist(voters)
+        else:
+            parts = [f.result() for f in [a.nearest(voters) for a in self.shards]]
+            votes = votes_of(merge_nearest(parts), self.max_candidates, self.shortlist_ratio, self.min_votes)
         shortlisted = time.perf_counter()
-        checks = []
+        by_shard: Dict[int, List[Vote]] = {}
         for v in votes:
             s = self._owner.get(v.target_id)
             if s is not None:  # a target removed since the index answered is skipped
-                checks.append((v, s, self.shards[s].verify(v.target_id, keypoints, descriptors, self.ratio)))
-        best = None
-        for v, s, f in checks:
-            result = f.result()
-            if result["verified"] and (best is None or result["inliers"] > best[2]["inliers"]):
-                best = (v, s, result)
+                by_shard.setdefault(s, []).append(v)
+        # One call per shard with all its candidates: the query travels to each shard once.
+        checks = [(s, vs, self.shards[s].verify([v.target_id for v in vs], keypoints, descriptors, self.ratio))
+                  for s, vs in by_shard.items()]
+        best, best_key = None, None
+        rank = {v.target_id: i for i, v in enumerate(votes)}
+        for s, vs, f in checks:
+            for v, result in zip(vs, f.result()):
+                key = (result["inliers"], -rank[v.target_id])  # most inliers; a tie to the higher-ranked
+                if result["verified"] and (best is None or key > best_key):
+                    best, best_key = (v, s, result), key
         end = time.perf_counter()
         time_ms = {"shortlist": (shortlisted - start) * 1e3, "verify": (end - shortlisted) * 1e3,
                    "total": (end - start) * 1e3}
@@ -141,6 +160,14 @@ class Recognizer:
         return Recognition(result["target"], result["homography"], result["quad"], result["inliers"],
                            result["inliers"] / max(result["matches"], 1), shortlist,
                            {"shard": s, "where": self._where[s]}, time_ms)
+
+    def _word_shortlist(self, descriptors: np.ndarray) -> List[Vote]:
+        """The `max_candidates` targets whose word vectors are nearest the query's over every
+        shard; a Vote's `votes` is the cosine in thousandths."""
+        query = self.vocabulary.vector(descriptors)
+        scored = [x for f in [a.score_words(query, self.max_candidates) for a in self.shards] for x in f.result()]
+        scored.sort(key=lambda x: (-x[1], x[0]))
+        return [Vote(t, int(round(score * 1000))) for t, score in scored[:self.max_candidates]]
 
     def model(self, target_id: int) -> Optional[Tuple[dict, bytes]]:
         """A target's entry and its model file (.nftm) as bytes, read by the worker that holds it;

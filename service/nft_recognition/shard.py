@@ -1,4 +1,4 @@
-"""One shard of a catalogue in a worker's memory: its descriptor index, its targets' models, and
+"""One shard of a catalogue in a worker's memory: its shortlist index, its targets' models, and
 the verification of its own targets — a Dask actor (distributed.Actor) the scheduler places on a
 worker, so the data of a shard never moves between workers; a query's descriptors do.
 
@@ -9,6 +9,7 @@ that uses it, and a shard's changes (add_target, remove_target) never race its q
 
 from __future__ import annotations
 
+import collections
 import os
 import socket
 import time
@@ -19,6 +20,7 @@ import numpy as np
 from .catalogue import read_json, trained_entry, write_json
 from .catalogue_index import DEFAULT_NPROBE, CatalogueIndex, Nearest
 from .verification import verify_target
+from .words import Vocabulary, WordIndex
 
 PUBLIC_FIELDS = ("id", "name", "width", "height", "width_m", "keypoints")
 
@@ -29,36 +31,64 @@ def public_entry(entry: dict) -> dict:
     return {k: entry[k] for k in PUBLIC_FIELDS}
 
 
+DEFAULT_MODEL_CACHE = 1000  # models a shard keeps in memory (about 0.6 MiB each), the last verified
+
+
 class Shard:
-    """Shard(folder, nprobe=DEFAULT_NPROBE): loads a shard written by build.train_shard() (targets.json,
-    index.faiss, models/*.nftm) and answers for its targets; nprobe: the inverted lists an IVF
-    index searches per descriptor (CatalogueIndex.set_nprobe()).
+    """Shard(folder, nprobe=DEFAULT_NPROBE, vocabulary=None, model_cache=DEFAULT_MODEL_CACHE):
+    loads a shard written by build.train_shard() (targets.json, and index.faiss or, with the path
+    of its catalogue's vocabulary.npz, words.npz) and answers for its targets; nprobe: the inverted
+    lists an IVF index searches per descriptor (CatalogueIndex.set_nprobe()). The targets' models
+    (models/*.nftm) are read when a query first needs them and the last `model_cache` used are
+    kept: a shard's memory is its index and that cache, not every model (0.6 MiB each: 60 GB for
+    100,000 targets), and it starts without reading them all.
 
     Raises FileNotFoundError or ValueError naming the file that is missing or malformed."""
 
-    def __init__(self, folder: str, nprobe: int = DEFAULT_NPROBE) -> None:
+    def __init__(self, folder: str, nprobe: int = DEFAULT_NPROBE, vocabulary: Optional[str] = None,
+                 model_cache: int = DEFAULT_MODEL_CACHE) -> None:
         import nft  # the project's module (the worker's, not the front's)
 
         self._nft = nft
         self.folder = os.path.abspath(folder)
         self._report = read_json(os.path.join(self.folder, "targets.json"), "shard report")
-        self.index = CatalogueIndex.load(os.path.join(self.folder, "index.faiss"))
-        self.index.set_nprobe(nprobe)
+        self.index: Optional[CatalogueIndex] = None
+        self.words: Optional[WordIndex] = None
+        self.vocabulary: Optional[Vocabulary] = None
+        if vocabulary:
+            self.vocabulary = Vocabulary.load(vocabulary)
+            self.words = WordIndex.load(os.path.join(self.folder, "words.npz"))
+            indexed = self.words.target_ids()
+        else:
+            self.index = CatalogueIndex.load(os.path.join(self.folder, "index.faiss"))
+            self.index.set_nprobe(nprobe)
+            indexed = self.index.target_ids()
         self._targets: Dict[int, dict] = {}
-        self._models: Dict[int, object] = {}
+        self._models: "collections.OrderedDict[int, object]" = collections.OrderedDict()  # least recently used first
+        self._model_cache = max(int(model_cache), 1)
         for t in self._report.get("targets", []):
             self._targets[int(t["id"])] = t
-            self._models[int(t["id"])] = nft.load_target(os.path.join(self.folder, t["model"]))
-        missing = set(self._targets) ^ set(self.index.target_ids())
+            if not os.path.exists(os.path.join(self.folder, t["model"])):
+                raise FileNotFoundError(f"{os.path.join(self.folder, t['model'])}: no such file (the model of target "
+                                        f"{t['id']} in targets.json)")
+        missing = set(self._targets) ^ set(indexed)
         if missing:
-            raise ValueError(f"{self.folder}: targets.json and index.faiss disagree on targets {sorted(missing)[:10]}")
+            raise ValueError(f"{self.folder}: targets.json and {'words.npz' if self.words else 'index.faiss'} "
+                             f"disagree on targets {sorted(missing)[:10]}")
         self._matcher = None
         self.where = f"{socket.gethostname()}:{os.getpid()}"
 
     def info(self) -> dict:
-        """The shard's folder, where it is served (host:pid), targets, descriptor length and count."""
-        return {"folder": self.folder, "where": self.where, "targets": len(self._targets), "dim": self.index.dim,
-                "descriptors": self.index.descriptor_count}
+        """The shard's folder, where it is served (host:pid), targets, descriptor length and count,
+        and the models in memory now."""
+        dim = self.vocabulary.dim if self.vocabulary else self.index.dim
+        return {"folder": self.folder, "where": self.where, "targets": len(self._targets), "dim": dim,
+                "descriptors": self._descriptor_count(), "models_in_memory": len(self._models)}
+
+    def _descriptor_count(self) -> int:
+        if self.index is not None:
+            return self.index.descriptor_count
+        return sum(int(t["keypoints"]) for t in self._targets.values())
 
     def entries(self) -> List[dict]:
         """Every target entry of this shard (id, name, model file, size)."""
@@ -85,29 +115,66 @@ class Shard:
         return public_entry(t) if t else None
 
     def nearest(self, descriptors: np.ndarray, neighbours: int = 8) -> Nearest:
-        """CatalogueIndex.nearest() over this shard's targets (M×D float32 query descriptors)."""
+        """CatalogueIndex.nearest() over this shard's targets (M×D float32 query descriptors).
+        Raises ValueError for a shard shortlisted by words."""
+        if self.index is None:
+            raise ValueError(f"{self.folder}: shortlisted by words (score_words()), not by descriptors")
         return self.index.nearest(descriptors, neighbours)
 
-    def verify(self, target_id: int, keypoints: np.ndarray, descriptors: np.ndarray, ratio: float = 0.8,
-               min_inliers: int = 15) -> dict:
-        """Verifies target `target_id` of this shard in a query (M×2..5 float32 keypoints, query
-        pixels; M×D float32 descriptors) with verification.verify_target(); returns verified,
-        inliers, matches, the target's public entry, homography (3×3, target working-image pixels → query pixels), quad
-        (4×2) and the time in ms. Raises KeyError for a target not in this shard."""
-        start = time.perf_counter()
-        model = self._models.get(int(target_id))
-        if model is None:
-            raise KeyError(f"target {target_id} is not in {self.folder}")
+    def score_words(self, query, top: int) -> List[Tuple[int, float]]:
+        """WordIndex.score() over this shard's targets: the `top` (target id, cosine) for a query's
+        1×K word vector (Vocabulary.vector()). Raises ValueError for a shard with a descriptor index."""
+        if self.words is None:
+            raise ValueError(f"{self.folder}: shortlisted by its descriptor index (nearest()), not by words")
+        return self.words.score(query, top)
+
+    def verify(self, target_ids: List[int], keypoints: np.ndarray, descriptors: np.ndarray, ratio: float = 0.8,
+               min_inliers: int = 15) -> List[dict]:
+        """Verifies targets of this shard in one query (M×2..5 float32 keypoints, query pixels;
+        M×D float32 descriptors) with verification.verify_target(), one after the other: the
+        query travels to the shard once for all its candidates. Returns, per id, verified,
+        inliers, matches, the target's public entry, homography (3×3, target working-image pixels
+        → query pixels), quad (4×2) and the time in ms; a target not in this shard (removed since
+        the query was shortlisted) is not verified and its entry is None."""
         if self._matcher is None:
             self._matcher = self._nft.GpuMatcher()
-        h, w = model.image.shape[:2]
-        v = verify_target(self._matcher, model.keypoints, model.descriptors, (w, h), keypoints, descriptors,
-                          ratio=ratio, min_inliers=min_inliers)
-        return {"verified": v.verified, "inliers": v.inliers, "matches": v.matches,
-                "target": public_entry(self._targets[int(target_id)]),
-                "homography": None if v.homography is None else v.homography.tolist(),
-                "quad": None if v.quad is None else v.quad.tolist(),
-                "ms": (time.perf_counter() - start) * 1e3}
+        results = []
+        for target_id in target_ids:
+            start = time.perf_counter()
+            model = self._model(int(target_id))
+            if model is None:
+                results.append({"verified": False, "inliers": 0, "matches": 0, "target": None, "homography": None,
+                                "quad": None, "ms": 0.0})
+                continue
+            h, w = model.image.shape[:2]
+            v = verify_target(self._matcher, model.keypoints, model.descriptors, (w, h), keypoints, descriptors,
+                              ratio=ratio, min_inliers=min_inliers)
+            results.append({"verified": v.verified, "inliers": v.inliers, "matches": v.matches,
+                            "target": public_entry(self._targets[int(target_id)]),
+                            "homography": None if v.homography is None else v.homography.tolist(),
+                            "quad": None if v.quad is None else v.quad.tolist(),
+                            "ms": (time.perf_counter() - start) * 1e3})
+        return results
+
+    def _model(self, target_id: int):
+        """Target `target_id`'s nft.TrainedTarget, from the cache or read from its file; None
+        for a target not in this shard."""
+        model = self._models.get(target_id)
+        if model is not None:
+            self._models.move_to_end(target_id)
+            return model
+        entry = self._targets.get(target_id)
+        if entry is None:
+            return None
+        model = self._nft.load_target(os.path.join(self.folder, entry["model"]))
+        self._keep(target_id, model)
+        return model
+
+    def _keep(self, target_id: int, model) -> None:
+        self._models[target_id] = model
+        self._models.move_to_end(target_id)
+        while len(self._models) > self._model_cache:
+            self._models.popitem(last=False)
 
     def add_target(self, target_id: int, name: str, image: np.ndarray, width_m: float = 0.0) -> dict:
         """Trains `image` (H×W uint8 grey) as target `target_id` named `name`, adds it to the index
@@ -126,9 +193,12 @@ class Shard:
             raise ValueError(str(e)) from None
         entry = trained_entry(target_id, name, t)
         t.save(os.path.join(self.folder, entry["model"]))
-        self.index.add_target(int(target_id), t.descriptors)
+        if self.words is not None:
+            self.words.add_targets([int(target_id)], [self.vocabulary.vector(t.descriptors)])
+        else:
+            self.index.add_target(int(target_id), t.descriptors)
         self._targets[int(target_id)] = entry
-        self._models[int(target_id)] = t
+        self._keep(int(target_id), t)
         self._persist()
         return public_entry(entry)
 
@@ -137,9 +207,12 @@ class Shard:
         Raises KeyError when it is not here."""
         if int(target_id) not in self._targets:
             raise KeyError(f"target {target_id} is not in {self.folder}")
-        self.index.remove_target(int(target_id))
+        if self.words is not None:
+            self.words.remove_target(int(target_id))
+        else:
+            self.index.remove_target(int(target_id))
         entry = self._targets.pop(int(target_id))
-        self._models.pop(int(target_id))
+        self._models.pop(int(target_id), None)
         self._report = dict(self._report, removed=sorted({*self._report.get("removed", []), int(target_id)}))
         self._persist()
         model = os.path.join(self.folder, entry["model"])
@@ -148,7 +221,10 @@ class Shard:
         return public_entry(entry)
 
     def _persist(self) -> None:
-        self.index.save(os.path.join(self.folder, "index.faiss"))
-        report = dict(self._report, targets=list(self._targets.values()), descriptors=self.index.descriptor_count)
+        if self.words is not None:
+            self.words.save(os.path.join(self.folder, "words.npz"))
+        else:
+            self.index.save(os.path.join(self.folder, "index.faiss"))
+        report = dict(self._report, targets=list(self._targets.values()), descriptors=self._descriptor_count())
         write_json(os.path.join(self.folder, "targets.json"), report)
         self._report = report

@@ -200,3 +200,180 @@ def test_shards_merged_answer_as_one_index_over_all_of_them(catalogue, tmp_path)
         CatalogueIndex.load(str(tmp_path / "junk.faiss"))
     with pytest.raises(FileNotFoundError, match="no such index file"):
         CatalogueIndex.load(str(tmp_path / "none.faiss"))
+
+
+@pytest.fixture(scope="module")
+def vocabulary(catalogue):
+    """Words learnt from the ten targets: 128 coarse centres of 128 words each. (Fewer words from so
+    few targets do not tell graf1.png's view from aero1.jpg: with 32 × 32, aero1 came first.)"""
+    from nft_recognition import Vocabulary
+
+    _, targets = catalogue
+    return Vocabulary.train([t.descriptors for t in targets.values()], coarse=128, fine=128)
+
+
+def test_the_word_shortlist_puts_the_target_in_view_first(catalogue, vocabulary):
+    """The words' tf-idf cosine (words.py) ranks the target a view shows first, clearly, for the
+    tilted views of three targets, and first for OpenCV's photograph of box.png, where the box is a
+    small part of the scene."""
+    from nft_recognition import WordIndex
+
+    _, targets = catalogue
+    assert vocabulary.size == 16384 and vocabulary.dim == 64
+    index = WordIndex(vocabulary.size)
+    index.add_targets([1000 + i for i in targets], [vocabulary.vector(t.descriptors) for t in targets.values()])
+    for i in (0, 2, 6):
+        t = targets[i]
+        h, w = t.image.shape[:2]
+        H = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]),
+                                        np.float32([[150, 90], [470, 70], [500, 400], [120, 380]]))
+        _, descriptors = describe(warped_view(t.image, "leuvenA.jpg", H))
+        scores = index.score(vocabulary.vector(descriptors), 3)
+        assert scores[0][0] == 1000 + i and scores[0][1] > 1.5 * scores[1][1], f"{CATALOGUE[i]}: {scores}"
+    _, descriptors = describe(cv2.imread(sample("box_in_scene.png"), cv2.IMREAD_GRAYSCALE))
+    scores = index.score(vocabulary.vector(descriptors), 3)
+    assert scores[0][0] == 1001, f"box_in_scene.png: {scores}"
+
+
+def test_word_vectors_are_unit_tf_idf_and_the_words_are_nearest_centres(catalogue, vocabulary):
+    _, targets = catalogue
+    d = targets[4].descriptors
+    words = vocabulary.quantize(d)
+    # Each descriptor's word: the nearest word of its nearest coarse centre (up to float rounding
+    # between two words at the same distance).
+    to_centres = ((d[:, None, :] - vocabulary.coarse[None]) ** 2).sum(-1)  # M×128
+    coarse = words // 128
+    assert np.allclose(to_centres[np.arange(len(d)), coarse], to_centres.min(1), atol=1e-5)
+    to_words = ((d[:, None, :] - vocabulary.fine[coarse]) ** 2).sum(-1)  # M×128
+    chosen = to_words[np.arange(len(d)), words % 128]
+    assert np.allclose(chosen, to_words.min(1), atol=1e-5)
+    assert np.mean(words % 128 == to_words.argmin(1)) > 0.99
+    v = vocabulary.vector(d)
+    ids, counts = np.unique(words, return_counts=True)
+    expected = np.sqrt(counts) * vocabulary.idf[ids]
+    assert np.array_equal(v.indices, ids) and np.allclose(v.data, expected / np.linalg.norm(expected), atol=1e-6)
+    # idf: log(targets / targets that have the word) over the ten training targets.
+    has = np.array([np.isin(np.arange(16384), vocabulary.quantize(t.descriptors)) for t in targets.values()])
+    df = has.sum(0)
+    assert np.allclose(vocabulary.idf, np.log(10 / np.maximum(df, 1)), atol=1e-6)
+
+
+def test_a_word_index_adds_removes_saves_and_refuses_bad_input(catalogue, vocabulary, tmp_path):
+    from nft_recognition import Vocabulary, WordIndex
+
+    _, targets = catalogue
+    index = WordIndex(vocabulary.size)
+    vectors = {i: vocabulary.vector(t.descriptors) for i, t in targets.items()}
+    index.add_targets([7, 8], [vectors[0], vectors[3]])
+    query = vocabulary.vector(targets[0].descriptors[::2])
+    assert index.score(query, 5)[0][0] == 7
+    index.remove_target(7)
+    assert index.target_ids() == [8] and 7 not in [t for t, _ in index.score(query, 5)]
+    index.add_targets([7], [vectors[0]])
+    index.save(str(tmp_path / "words.npz"))
+    loaded = WordIndex.load(str(tmp_path / "words.npz"))
+    assert loaded.target_ids() == [8, 7] and loaded.score(query, 5) == index.score(query, 5)
+    vocabulary.save(str(tmp_path / "vocabulary.npz"))
+    again = Vocabulary.load(str(tmp_path / "vocabulary.npz"))
+    assert np.array_equal(again.quantize(targets[2].descriptors), vocabulary.quantize(targets[2].descriptors))
+    with pytest.raises(ValueError, match="already in the word index"):
+        index.add_targets([8], [vectors[3]])
+    with pytest.raises(KeyError, match="not in the word index"):
+        index.remove_target(99)
+    with pytest.raises(ValueError, match=r"descriptors: expected an M×64"):
+        vocabulary.quantize(np.zeros((5, 36), np.float32))
+    with pytest.raises(ValueError, match="coarse centres"):
+        Vocabulary.train([targets[0].descriptors[:10]], coarse=128)
+    (tmp_path / "junk.npz").write_bytes(b"junk")
+    with pytest.raises(ValueError, match="junk.npz: not a vocabulary"):
+        Vocabulary.load(str(tmp_path / "junk.npz"))
+    with pytest.raises(ValueError, match="words.npz: not a vocabulary"):
+        Vocabulary.load(str(tmp_path / "words.npz"))
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        WordIndex.load(str(tmp_path / "none.npz"))
+
+
+def test_a_words_catalogue_is_built_served_and_changed_live(tmp_path):
+    """`nft-recognition build --factory words`: the vocabulary first, then each shard's word
+    vectors (no FAISS descriptor index); served by a Recognizer on a Dask cluster, a tilted view of
+    building.jpg is shortlisted, verified and located, a scene of none finds none, and a target
+    added live is found, written to its shard's files, and after its removal is not."""
+    import subprocess
+
+    from distributed import Client, LocalCluster
+    from nft_recognition import Catalogue, WordIndex
+    from nft_recognition.recognizer import Recognizer
+
+    with open(tmp_path / "targets.txt", "w") as f:
+        for name in CATALOGUE[:-1]:  # aero1.jpg is added live below
+            f.write(f"{os.path.splitext(name)[0]} {sample(name)} 0.2\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    out = tmp_path / "cat"
+    run = subprocess.run([sys.executable, str(SOURCE_DIR / "service" / "nft-recognition"), "build",
+                          str(tmp_path / "targets.txt"), "--out", str(out), "--shards", "2", "--jobs", "2",
+                          "--factory", "words", "--vocabulary-sample", "5"], env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "5/5 sampled targets trained" in run.stderr and "65536 words" in run.stderr, run.stderr
+    assert "9 targets trained, 0 skipped, 2/2 shards, complete" in run.stdout
+    catalogue = Catalogue(str(out))
+    assert catalogue.uses_words and os.path.exists(catalogue.vocabulary_path)
+    for s in range(2):
+        assert os.path.exists(os.path.join(catalogue.shard_folder(s), "words.npz"))
+        assert not os.path.exists(os.path.join(catalogue.shard_folder(s), "index.faiss"))
+
+    def view_of(name):
+        image = cv2.imread(sample(name), cv2.IMREAD_GRAYSCALE)
+        t = nft.train_target(image)  # the trainer's working image: the homography's source
+        h, w = t.image.shape[:2]
+        H = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]),
+                                        np.float32([[150, 90], [470, 70], [500, 400], [120, 380]]))
+        return describe(warped_view(t.image, "leuvenA.jpg", H)), quad_of(H, (w, h))
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        recognizer = Recognizer(client, catalogue)
+        assert recognizer.max_candidates == 8
+        (keypoints, descriptors), quad = view_of("building.jpg")
+        r = recognizer.recognize(keypoints, descriptors)
+        assert r.target is not None and r.target["name"] == "building", r
+        assert r.shortlist[0][0] == r.target["id"]
+        assert np.abs(np.array(r.quad) - quad).max() < 5, (r.quad, quad.tolist())
+        none = describe(cv2.resize(cv2.imread(sample("leuvenA.jpg"), cv2.IMREAD_GRAYSCALE), (640, 480)))
+        assert recognizer.recognize(*none).target is None
+        (keypoints, descriptors), _ = view_of("aero1.jpg")
+        assert recognizer.recognize(keypoints, descriptors).target is None
+        entry = recognizer.add_target("aero1", cv2.imread(sample("aero1.jpg"), cv2.IMREAD_GRAYSCALE), 0.2)
+        assert recognizer.recognize(keypoints, descriptors).target["id"] == entry["id"] == 10
+        held = [WordIndex.load(os.path.join(catalogue.shard_folder(s), "words.npz")).target_ids() for s in range(2)]
+        assert sum(10 in ids for ids in held) == 1
+        assert recognizer.remove_target(entry["id"])
+        assert recognizer.recognize(keypoints, descriptors).target is None
+    # A shard verifies its candidates in one call; one it no longer holds is answered as not verified.
+    from nft_recognition.shard import Shard
+
+    # Models are read when first verified and at most model_cache kept.
+    shard = Shard(catalogue.shard_folder(0), vocabulary=catalogue.vocabulary_path, model_cache=1)
+    assert shard.info()["models_in_memory"] == 0
+    (keypoints, descriptors), _ = view_of("building.jpg")  # building: entry 3, shard (3 - 1) mod 2
+    held, other, gone = shard.verify([3, 1, 424242], keypoints, descriptors)
+    assert held["verified"] and held["target"]["name"] == "building" and held["inliers"] >= 30, held
+    assert not other["verified"] and other["target"]["name"] == "graf1"
+    assert not gone["verified"] and gone["target"] is None and gone["inliers"] == 0
+    assert shard.info()["models_in_memory"] == 1
+    assert shard.verify([3], keypoints, descriptors)[0]["inliers"] == held["inliers"]  # read again: the same
+    os.remove(os.path.join(catalogue.shard_folder(0), "models", "3.nftm"))
+    with pytest.raises(FileNotFoundError, match=r"3.nftm: no such file \(the model of target 3"):
+        Shard(catalogue.shard_folder(0), vocabulary=catalogue.vocabulary_path)
+
+
+def test_a_words_shard_is_not_trained_without_its_vocabulary(tmp_path):
+    from nft_recognition import Catalogue, Entry
+    from nft_recognition.build import train_shard, train_vocabulary
+
+    catalogue = Catalogue.create(str(tmp_path / "cat"), [Entry("graf1", sample("graf1.png"))], 1, "words")
+    with pytest.raises(FileNotFoundError, match="vocabulary.npz: no vocabulary yet"):
+        train_shard(catalogue, 0)
+    assert catalogue.missing_shards() == [0]  # nothing written that marks it complete
+    flat = Catalogue.create(str(tmp_path / "flat"), [Entry("graf1", sample("graf1.png"))], 1)
+    with pytest.raises(ValueError, match="needs no vocabulary"):
+        train_vocabulary(flat)
