@@ -163,11 +163,12 @@ def main():
     rng = np.random.default_rng(args.seed)
     mirror = "-mirror" if args.mirror else ""
     crops = os.path.join(args.work, f"crops-{args.targets}{mirror}")
-    catalogue = os.path.join(args.work, f"catalogue-{args.targets}{mirror}-{args.shards}-{args.factory.replace(',', '_')}")
+    factory = args.factory.replace(",", "_")
+    catalogue = os.path.join(args.work, f"catalogue-{args.targets}{mirror}-{args.shards}-{factory}")
     if not os.path.exists(os.path.join(crops, "targets.txt")):
         subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "make-distractors.py"), crops, "--count",
-                        str(args.targets), "--data", args.data, "--seed", str(args.seed)] + (["--mirror"] if mirror else []),
-                       check=True)
+                        str(args.targets), "--data", args.data, "--seed", str(args.seed)]
+                       + (["--mirror"] if mirror else []), check=True)
     build_s = build(args, crops, catalogue)
     from nft_recognition.catalogue import Catalogue
     from nft_recognition.client import RecognitionClient, RecognitionError
@@ -238,7 +239,8 @@ def main():
     index_mb = sum(os.path.getsize(f) for f in index_files) / 2**20
     result = {
         "targets": len(trained), "asked": len(cat.entries), "shards": cat.shards, "workers": args.workers,
-        "factory": args.factory, "mirror": bool(args.mirror), "descriptors": sum(s["descriptors"] for s in shards),
+        "factory": args.factory, "mirror": bool(args.mirror),
+        "descriptors": sum(s["descriptors"] for s in shards),
         "recall_at_1": float(np.mean([r["answer"] == r["target"] for r in views])),
         "wrong": float(np.mean([r["answer"] not in (None, r["target"]) for r in views])),
         "wrong_overlapping_crop": float(np.mean([r["answer"] not in (None, r["target"]) and overlapping(r["answer"], r["target"])
@@ -254,7 +256,7 @@ def main():
         "queries": len(views), "negatives": len(nones),
     }
     os.makedirs(args.work, exist_ok=True)
-    tag = f"{args.targets}{mirror}-{args.shards}-{args.factory.replace(',', '_')}"
+    tag = f"{args.targets}{mirror}-{args.shards}-{factory}"
     with open(os.path.join(args.work, f"RESULTS-{tag}.json"), "w") as f:
         json.dump(result, f, indent=1)
     line = (f"| {result['targets']} | {cat.shards} × {args.factory} | {result['recall_at_1']:.1%} | {result['wrong']:.1%} | "

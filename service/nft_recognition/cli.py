@@ -169,7 +169,8 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("list", nargs="?", help="target list: 'name image [width_m]' per line (nft_train --list's format)")
     b.add_argument("--out", required=True, help="the catalogue folder to make")
     b.add_argument("--shards", type=int, default=1, help="shards (array tasks; default 1)")
-    b.add_argument("--factory", default="Flat", help="the shortlist's index per shard: a FAISS factory over every descriptor, Flat (exact, "
+    b.add_argument("--factory", default="Flat",
+                   help="the shortlist's index per shard: a FAISS factory over every descriptor, Flat (exact, "
                    "default) or IVFn,SQ8; or words (visual words: for catalogues of 10,000 targets and more)")
     b.add_argument("--vocabulary-sample", type=int, default=300,
                    help="with --factory words: entries whose descriptors train the words (default 300)")

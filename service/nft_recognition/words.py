@@ -117,7 +117,8 @@ class Vocabulary:
         d = sample.shape[1]
         if len(sample) < coarse:
             raise ValueError(f"train: {len(sample)} descriptors for {coarse} coarse centres; give more targets")
-        km = faiss.Kmeans(d, coarse, niter=iterations, seed=seed, min_points_per_centroid=1, max_points_per_centroid=1000)
+        km = faiss.Kmeans(d, coarse, niter=iterations, seed=seed, min_points_per_centroid=1,
+                          max_points_per_centroid=1000)
         km.train(sample)
         _, cell = km.index.search(sample, 1)
         cell = cell[:, 0]
@@ -129,7 +130,8 @@ class Vocabulary:
             if len(members) <= fine:  # too few to split: the descriptors are the words
                 words[c] = members[np.arange(fine) % len(members)]
                 continue
-            sub = faiss.Kmeans(d, fine, niter=iterations, seed=seed + c, min_points_per_centroid=1, max_points_per_centroid=1000)
+            sub = faiss.Kmeans(d, fine, niter=iterations, seed=seed + c, min_points_per_centroid=1,
+                               max_points_per_centroid=1000)
             sub.train(np.ascontiguousarray(members))
             words[c] = sub.centroids
         vocabulary = Vocabulary(km.centroids, words, np.zeros(coarse * fine, np.float32))
