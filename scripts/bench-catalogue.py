@@ -83,11 +83,17 @@ def render_view(target, background, rng):
     for _ in range(20):
         p = corners @ R.T
         quad = None
-        for z in np.linspace(0.6, 4.0, 200):  # nearest first: the largest view of this area
+        # Nearest first: the largest view of this area; past 4 widths only for tall targets (a 480×157
+        # crop is taller than the frame at 4).
+        for z in np.concatenate([np.linspace(0.6, 4.0, 200), np.linspace(4.2, 12.0, 40)]):
             q = f * p[:, :2] / (p[:, 2:] + z)
-            if cv2.contourArea(q.astype(np.float32)) <= fraction * FRAME[0] * FRAME[1]:
+            # In front of the camera, and no larger than the fraction (a corner behind it makes a
+            # crossed quad whose area can look small).
+            if (p[:, 2] + z > 0.05).all() and cv2.contourArea(q.astype(np.float32)) <= fraction * FRAME[0] * FRAME[1]:
                 quad = q
                 break
+        if quad is None:  # larger than the fraction even at the farthest: that view, shrunk below
+            quad = q
         span = quad.max(axis=0) - quad.min(axis=0)
         if (span < np.array(FRAME) - 4).all():
             break
