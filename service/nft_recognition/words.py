@@ -212,11 +212,6 @@ class WordIndex:
         """The targets' ids, in row order."""
         return list(self._ids)
 
-    @property
-    def nonzeros(self) -> int:
-        """Stored weights over every target (the index's memory is 8 bytes each)."""
-        return int(self._matrix.nnz)
-
     def add_targets(self, target_ids: Sequence[int], vectors: Sequence["sparse.csr_matrix"]) -> None:
         """Adds targets with their 1×K word vectors. Raises ValueError for an id already here,
         repeated, or a vector of another length; nothing is added then."""
@@ -248,8 +243,13 @@ class WordIndex:
         if self._postings is None:
             self._postings = self._matrix.tocsc()
         scores = self._postings[:, query.indices] @ query.data  # the query's words' postings only
-        order = np.lexsort((np.array(self._ids), -scores))[:max(top, 0)]
-        return [(self._ids[i], float(scores[i])) for i in order if scores[i] > 0]
+        rows = np.flatnonzero(scores > 0)
+        if len(rows) > top > 0:  # those at or above the top-th highest, without sorting every target
+            cut = -np.partition(-scores[rows], top - 1)[top - 1]
+            rows = rows[scores[rows] >= cut]
+        ids = np.array([self._ids[i] for i in rows], np.int64)
+        order = np.lexsort((ids, -scores[rows]))[:max(top, 0)]
+        return [(int(ids[i]), float(scores[rows[i]])) for i in order]
 
     def save(self, path: str) -> None:
         """Writes the index (.npz: the CSR arrays and the ids) through a temporary file renamed

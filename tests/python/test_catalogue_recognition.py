@@ -276,6 +276,14 @@ def test_a_word_index_adds_removes_saves_and_refuses_bad_input(catalogue, vocabu
     vocabulary.save(str(tmp_path / "vocabulary.npz"))
     again = Vocabulary.load(str(tmp_path / "vocabulary.npz"))
     assert np.array_equal(again.quantize(targets[2].descriptors), vocabulary.quantize(targets[2].descriptors))
+    # The `top` highest, ties by id, also when the cut falls among equal cosines.
+    import scipy.sparse as sparse
+
+    ties = WordIndex(4)
+    one, half = sparse.csr_matrix(np.float32([[1, 0, 0, 0]])), sparse.csr_matrix(np.float32([[0.6, 0.8, 0, 0]]))
+    ties.add_targets([9, 3, 7, 1, 5, 2], [one, one, one, one, one, half])
+    assert ties.score(one, 2) == [(1, 1.0), (3, 1.0)]
+    assert [t for t, _ in ties.score(one, 10)] == [1, 3, 5, 7, 9, 2] and ties.score(one, 0) == []
     with pytest.raises(ValueError, match="already in the word index"):
         index.add_targets([8], [vectors[3]])
     with pytest.raises(KeyError, match="not in the word index"):
