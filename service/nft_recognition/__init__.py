@@ -8,7 +8,8 @@ Session already computed. Pieces so far:
   the targets a query's descriptors vote for; targets are added and removed while it serves.
 - words.Vocabulary / words.WordIndex: the shortlist by visual words (a catalogue of the factory
   "words"): one sparse tf-idf vector per target, so a query's cost and the index's memory follow
-  the query's words and the targets, not every descriptor of every target.
+  the query's words and the targets, not every descriptor of every target; the highest cosines
+  re-ranked by their word matches that fit one homography (WordIndex.spatial_scores()).
 - verification.verify_target: geometric verification of one shortlisted target with the
   project's own GPU matcher (nft.GpuMatcher, ratio test) and OpenCV's RANSAC homography.
 - catalogue / build: a catalogue folder in shards, each trained by one task (here or a Slurm
@@ -25,7 +26,7 @@ its dependencies (Debian's python3-faiss and python3-scipy; scripts/install-deps
 from .catalogue import Catalogue, Entry, read_list
 from .catalogue_index import CatalogueIndex, Nearest, Vote, merge_nearest, votes_of
 from .verification import Verification, verify_target
-from .words import Vocabulary, WordIndex
+from .words import Vocabulary, WordIndex, layout_of, word_entry
 
 __all__ = ["Catalogue", "Entry", "read_list", "CatalogueIndex", "Nearest", "Vote", "merge_nearest", "votes_of",
-           "Verification", "verify_target", "Vocabulary", "WordIndex"]
+           "Verification", "verify_target", "Vocabulary", "WordIndex", "layout_of", "word_entry"]

@@ -21,7 +21,7 @@ import numpy as np
 
 from .catalogue import Catalogue, model_file, trained_entry, write_json
 from .catalogue_index import CatalogueIndex
-from .words import Vocabulary, WordIndex
+from .words import Vocabulary, WordIndex, word_entry
 
 # The command that runs one shard task: this package's launcher (service/nft-recognition).
 LAUNCHER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "nft-recognition")
@@ -55,12 +55,13 @@ def train_shard(catalogue: Catalogue, shard: int, progress=None) -> dict:
         else:
             t.save(os.path.join(folder, model_file(target_id)))
             trained.append(trained_entry(target_id, entry.name, t))
-            descriptors.append((target_id, vocabulary.vector(t.descriptors) if vocabulary else t.descriptors))
+            descriptors.append((target_id, word_entry(vocabulary, t) if vocabulary else t.descriptors))
         if progress:
             progress(done, len(entries), entry.name)
     if vocabulary:
         words = WordIndex(vocabulary.size)
-        words.add_targets([i for i, _ in descriptors], [v for _, v in descriptors])
+        words.add_targets([i for i, _ in descriptors], [v for _, (v, _) in descriptors],
+                          [layout for _, (_, layout) in descriptors])
         words.save(os.path.join(folder, "words.npz"))
         count = sum(t["keypoints"] for t in trained)
     else:

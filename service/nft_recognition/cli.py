@@ -20,6 +20,7 @@ import time
 
 from .catalogue import Catalogue, read_list
 from .catalogue_index import DEFAULT_NPROBE
+from .words import DEFAULT_MIN_SPATIAL, DEFAULT_RERANK_DEPTH
 
 SERVICE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LOCALHOST = ("127.0.0.1", "localhost", "::1")
@@ -145,8 +146,8 @@ def _serve(args) -> int:
     try:
         start = time.monotonic()
         recognizer = Recognizer(client, catalogue, max_candidates=args.candidates, nprobe=args.nprobe,
-                                model_cache=args.model_cache,
-                                shortlist_descriptors=args.shortlist_descriptors)
+                                model_cache=args.model_cache, shortlist_descriptors=args.shortlist_descriptors,
+                                rerank_depth=args.rerank_depth, min_spatial=args.min_spatial)
         workers = len(client.scheduler_info()["workers"])
         print(f"nft-recognition: {recognizer.target_count()} targets in {catalogue.shards} shards on {workers} "
               f"workers, loaded in {time.monotonic() - start:.1f} s; serving http://{args.host}:{args.port}",
@@ -203,7 +204,13 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--model-cache", type=int, default=1000,
                    help="target models each shard keeps in memory, the last verified (default 1000, ~0.6 MiB each)")
     v.add_argument("--candidates", type=int, default=None,
-                   help="shortlisted targets verified per query (default 3; 8 for a words catalogue)")
+                   help="shortlisted targets verified per query (default 3)")
+    v.add_argument("--rerank-depth", type=int, default=DEFAULT_RERANK_DEPTH,
+                   help="a words catalogue: targets of highest cosine each shard re-ranks by their spatially "
+                        f"consistent word matches (default {DEFAULT_RERANK_DEPTH})")
+    v.add_argument("--min-spatial", type=int, default=DEFAULT_MIN_SPATIAL,
+                   help="a words catalogue: fewest spatially consistent word matches for a target to be verified "
+                        f"(default {DEFAULT_MIN_SPATIAL})")
     v.add_argument("--nprobe", type=int, default=DEFAULT_NPROBE,
                    help=f"inverted lists an IVF index searches (default {DEFAULT_NPROBE})")
     v.add_argument("--shortlist-descriptors", type=int, default=1500,
@@ -220,7 +227,7 @@ def main(argv=None) -> int:
     if args.command == "build" and not args.resume and not args.list:
         parser().error("build: a target LIST is needed (or --resume --out DIR)")
     for name in ("shards", "jobs", "workers", "candidates", "nprobe", "shortlist_descriptors", "vocabulary_sample",
-                 "model_cache"):
+                 "model_cache", "rerank_depth"):
         if (getattr(args, name, 1) or 1) < 1:  # None: the default
             parser().error(f"--{name.replace('_', '-')}: expected >= 1, got {getattr(args, name)}")
     for origin in getattr(args, "cors_origin", []):  # before serve starts anything

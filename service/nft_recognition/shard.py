@@ -20,7 +20,7 @@ import numpy as np
 from .catalogue import read_json, trained_entry, write_json
 from .catalogue_index import DEFAULT_NPROBE, CatalogueIndex, Nearest
 from .verification import verify_target
-from .words import Vocabulary, WordIndex
+from .words import Vocabulary, WordIndex, word_entry
 
 PUBLIC_FIELDS = ("id", "name", "width", "height", "width_m", "keypoints")
 
@@ -128,12 +128,24 @@ class Shard:
             raise ValueError(f"{self.folder}: shortlisted by its descriptor index (nearest()), not by words")
         return self.words.score(query, top)
 
+    def shortlist_words(self, query, query_words: np.ndarray, query_keypoints: np.ndarray, depth: int,
+                        min_pairs: int = 8) -> List[Tuple[int, float, int]]:
+        """score_words()'s `depth` highest cosines, each re-ranked by its spatially consistent
+        word matches (WordIndex.spatial_scores(): query_words M int, query_keypoints M×2 or M×4
+        float, x, y, scale in query pixels, angle in degrees) → (target id, cosine, spatial
+        score), in the cosines' order. Raises ValueError for
+        a shard with a descriptor index."""
+        top = self.score_words(query, depth)
+        spatial = self.words.spatial_scores([t for t, _ in top], query_words, query_keypoints,
+                                             min_pairs=min_pairs)
+        return [(t, c, s) for (t, c), s in zip(top, spatial)]
+
     def verify(self, target_ids: List[int], keypoints: np.ndarray, descriptors: np.ndarray, ratio: float = 0.8,
                min_inliers: int = 15) -> List[dict]:
         """Verifies targets of this shard in one query (M×2..5 float32 keypoints, query pixels;
         M×D float32 descriptors) with verification.verify_target(), one after the other: the
         query travels to the shard once for all its candidates. Returns, per id, verified,
-        inliers, matches, the target's public entry, homography (3×3, target working-image pixels
+        inliers, matches, coverage (Verification.coverage), the target's public entry, homography (3×3, target working-image pixels
         → query pixels), quad (4×2) and the time in ms; a target not in this shard (removed since
         the query was shortlisted) is not verified and its entry is None."""
         if self._matcher is None:
@@ -143,13 +155,13 @@ class Shard:
             start = time.perf_counter()
             model = self._model(int(target_id))
             if model is None:
-                results.append({"verified": False, "inliers": 0, "matches": 0, "target": None, "homography": None,
-                                "quad": None, "ms": 0.0})
+                results.append({"verified": False, "inliers": 0, "matches": 0, "coverage": 0.0, "target": None,
+                                "homography": None, "quad": None, "ms": 0.0})
                 continue
             h, w = model.image.shape[:2]
             v = verify_target(self._matcher, model.keypoints, model.descriptors, (w, h), keypoints, descriptors,
                               ratio=ratio, min_inliers=min_inliers)
-            results.append({"verified": v.verified, "inliers": v.inliers, "matches": v.matches,
+            results.append({"verified": v.verified, "inliers": v.inliers, "matches": v.matches, "coverage": v.coverage,
                             "target": public_entry(self._targets[int(target_id)]),
                             "homography": None if v.homography is None else v.homography.tolist(),
                             "quad": None if v.quad is None else v.quad.tolist(),
@@ -194,7 +206,8 @@ class Shard:
         entry = trained_entry(target_id, name, t)
         t.save(os.path.join(self.folder, entry["model"]))
         if self.words is not None:
-            self.words.add_targets([int(target_id)], [self.vocabulary.vector(t.descriptors)])
+            vector, layout = word_entry(self.vocabulary, t)
+            self.words.add_targets([int(target_id)], [vector], [layout])
         else:
             self.index.add_target(int(target_id), t.descriptors)
         self._targets[int(target_id)] = entry

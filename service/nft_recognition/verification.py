@@ -25,6 +25,10 @@ class Verification:
     quad:       4×2 float64, the target's corners (0,0), (w,0), (w,h), (0,h) in the query, pixels.
     inliers:    pairs the homography explains within the RANSAC threshold.
     matches:    pairs that passed the ratio test.
+    coverage:   the area of the inliers' convex hull over the target's, in [0, 1] (0 when not
+                verified): how much of the target the view shows matched. A catalogue's targets
+                may share content (two crops of one page); a view of one matches the other too,
+                but only where they overlap (Recognizer.recognize() ranks by inliers · √coverage).
     """
 
     verified: bool
@@ -32,6 +36,7 @@ class Verification:
     quad: Optional[np.ndarray]
     inliers: int
     matches: int
+    coverage: float = 0.0
 
 
 def _points(keypoints: np.ndarray, name: str) -> np.ndarray:
@@ -85,4 +90,8 @@ def verify_target(matcher, target_keypoints: np.ndarray, target_descriptors: np.
     quad = cv2.perspectiveTransform(corners, H).reshape(4, 2)
     convex = cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2))
     verified = inliers >= min_inliers and convex and np.linalg.det(H[:2, :2]) > 0
-    return Verification(bool(verified), H if verified else None, quad if verified else None, inliers, count)
+    if not verified:
+        return Verification(False, None, None, inliers, count)
+    hull = cv2.convexHull(src[mask.ravel() > 0].reshape(-1, 1, 2))
+    coverage = min(float(cv2.contourArea(hull)) / max(float(w * h), 1.0), 1.0)
+    return Verification(True, H, quad, inliers, count, coverage)

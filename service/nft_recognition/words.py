@@ -22,13 +22,20 @@ one repeated texture (Jégou, Douze and Schmid, "On the burstiness of visual ele
 On the 1,000-target benchmark's views (scripts/bench-catalogue.py), the rendered target was among
 the 8 highest cosines for 87 % of views with 16,384 words and count · idf, 90 % with the square
 root, 93 % with 65,536 words and 95 % with both (first: 61, 69, 70, 78 %): the defaults.
+
+The cosine ignores where the words are. WordIndex.spatial_scores() re-ranks the highest cosines by
+the query keypoints that share a word with a target's keypoints *and* fit one homography (the
+"fast spatial matching" of Philbin, Chum, Isard, Sivic and Zisserman 2007, "Object retrieval with
+large vocabularies and fast spatial matching", CVPR), so a deep list of cosines costs no descriptor
+matching: only the few targets that fit are verified with the descriptors (verification.py).
 """
 
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
+import cv2
 import numpy as np
 
 try:
@@ -54,12 +61,14 @@ def _write_npz(path: str, **arrays) -> None:
         raise OSError(f"{path}: cannot write: {e}") from e
 
 
-def _read_npz(path: str, what: str, keys: Sequence[str]) -> Dict[str, np.ndarray]:
+def _read_npz(path: str, what: str, keys: Sequence[str], optional: Sequence[str] = ()) -> Dict[str, np.ndarray]:
+    """The arrays `keys` (each required) and those of `optional` present of an .npz.
+    Raises FileNotFoundError or ValueError naming the file and what it is not."""
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: no such file (the {what})")
     try:
         with np.load(path, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in keys if k in z.files}
+            arrays = {k: z[k] for k in [*keys, *optional] if k in z.files}
     except (OSError, EOFError, ValueError) as e:  # np.load's answers to a file that is not an .npz of arrays
         raise ValueError(f"{path}: not a {what}: {e}") from e
     missing = [k for k in keys if k not in arrays]
@@ -169,7 +178,11 @@ class Vocabulary:
         """The tf-idf vector of a set of descriptors (M×D float32): 1×K CSR, word w weighted
         sqrt(count(w)) · idf(w) (see the top of this file), unit L2 norm (all zeros for no
         descriptors)."""
-        words, counts = np.unique(self.quantize(descriptors), return_counts=True)
+        return self.vector_of_words(self.quantize(descriptors))
+
+    def vector_of_words(self, words: np.ndarray) -> "sparse.csr_matrix":
+        """vector() of descriptors already quantized: M int words in [0, K) → 1×K CSR."""
+        words, counts = np.unique(np.asarray(words, np.int64), return_counts=True)
         weights = np.sqrt(counts) * self.idf[words]
         norm = float(np.linalg.norm(weights))
         if norm > 0:
@@ -194,6 +207,73 @@ class Vocabulary:
             raise ValueError(f"{path}: {e}") from e
 
 
+DEFAULT_RERANK_DEPTH = 32  # the highest cosines of a shard re-ranked by spatial_scores() (Recognizer)
+DEFAULT_MIN_SPATIAL = 0  # fewest spatially consistent word matches for a target to be verified (Recognizer)
+MAX_PER_WORD = 4  # a word seen more often than this in one target or one query is a repeated texture
+
+
+def layout_of(words: np.ndarray, keypoints: np.ndarray, cell_px: float = 2.0,
+              max_per_word: int = MAX_PER_WORD) -> Tuple[np.ndarray, np.ndarray]:
+    """A target's keypoints as WordIndex.spatial_scores() reads them: words M int (Vocabulary.
+    quantize() of its descriptors) and keypoints M×4 or M×5 float (x, y, scale in target pixels,
+    angle in degrees: nft.TrainedTarget.keypoints), row i for keypoint i → (words N int32,
+    keypoints N×4 float32 x, y, scale, angle), sorted by word: one keypoint per word and
+    `cell_px` cell (the views the trainer simulates describe one point several times, often as
+    one word), without the words the target has more than `max_per_word` times after that.
+
+    Raises ValueError for arrays of other shapes or of different lengths."""
+    words = np.asarray(words)
+    keypoints = np.asarray(keypoints, np.float32)
+    if words.ndim != 1 or keypoints.ndim != 2 or keypoints.shape[1] < 4 or len(words) != len(keypoints):
+        raise ValueError(f"layout_of: expected M words and M×4 keypoints (x, y, scale, angle), got shapes "
+                         f"{words.shape} and {keypoints.shape}")
+    keypoints = keypoints[:, :4]
+    cells = np.floor(keypoints[:, :2] / cell_px).astype(np.int64)
+    key = np.stack([words.astype(np.int64), cells[:, 0], cells[:, 1]], axis=1)
+    _, first = np.unique(key, axis=0, return_index=True)  # sorted by word, then cell
+    words, keypoints = words[first].astype(np.int32), keypoints[first]
+    _, inverse, counts = np.unique(words, return_inverse=True, return_counts=True)
+    keep = counts[inverse] <= max_per_word
+    return np.ascontiguousarray(words[keep]), np.ascontiguousarray(keypoints[keep])
+
+
+def _similarity_cluster(t: np.ndarray, q: np.ndarray, size: float, angle_bin: float = 30.0) -> np.ndarray:
+    """The pairs of the fullest cell of a Hough transform over similarities (Lowe 2004, "Distinctive
+    image features from scale-invariant keypoints", IJCV, section 7.3): each pair of a target
+    keypoint t[i] and a query keypoint q[i] (x, y, scale, angle) predicts a rotation, a scale and
+    where the target's centre lands; cells of `angle_bin` degrees, one octave, and a quarter of the
+    target's `size` (pixels) at that scale, each pair voting for the two nearest cells of angle, x
+    and y. Returns the rows of the pairs in that cell (an empty array for no pairs)."""
+    if len(t) == 0:
+        return np.empty(0, np.int64)
+    scale = q[:, 2] / np.maximum(t[:, 2], 1e-6)
+    turn = np.radians(q[:, 3] - t[:, 3])
+    offset = np.array([size, size], np.float32) / 2 - t[:, :2]  # to the target's centre
+    cx = q[:, 0] + scale * (np.cos(turn) * offset[:, 0] - np.sin(turn) * offset[:, 1])
+    cy = q[:, 1] + scale * (np.sin(turn) * offset[:, 0] + np.cos(turn) * offset[:, 1])
+    octave = np.floor(np.log2(scale) + 0.5).astype(np.int64)
+    cell = np.maximum(2.0 ** octave * size / 4, 8.0)
+    a, x, y = np.degrees(turn) % 360 / angle_bin, cx / cell, cy / cell
+    bins = int(round(360 / angle_bin))
+    half = np.array([0.0, 0.5])[:, None]  # the two nearest cells in each dimension: offsets by half a cell
+    ka = np.floor(a[None] + half).astype(np.int64) % bins  # 2×P
+    mask = (1 << 21) - 1  # 21 bits a position cell (a wrap only at absurd distances)
+    kx = (np.floor(x[None] + half).astype(np.int64) + (1 << 20)) & mask
+    ky = (np.floor(y[None] + half).astype(np.int64) + (1 << 20)) & mask
+    kao = (ka * 64 + (np.clip(octave, -32, 31) + 32)) << 42  # 2×P: angle and octave
+    keys = (kao[:, None, None] + (kx << 21)[None, :, None] + ky[None, None, :]).reshape(-1)  # 8·P, pair i at i mod P
+    values, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    return np.unique(np.flatnonzero(inverse == counts.argmax()) % len(t))
+
+
+def word_entry(vocabulary: Vocabulary, target) -> Tuple["sparse.csr_matrix", Tuple[np.ndarray, np.ndarray]]:
+    """What WordIndex.add_targets() takes for a trained target (nft.TrainedTarget: N×D descriptors,
+    N×5 keypoints: x, y, scale in target pixels, angle in degrees, response): its word vector and its
+    layout (layout_of())."""
+    words = vocabulary.quantize(target.descriptors)
+    return vocabulary.vector_of_words(words), layout_of(words, target.keypoints)
+
+
 class WordIndex:
     """One shard's targets as tf-idf word vectors (Vocabulary.vector()): rows of a CSR matrix,
     row i for target_ids()[i]. score() reads the query's words' columns of its CSC copy (the
@@ -204,6 +284,7 @@ class WordIndex:
         self._ids: List[int] = []
         self._matrix = sparse.csr_matrix((0, self._size), dtype=np.float32)
         self._postings = None  # the CSC copy score() reads, made again after a change
+        self._layouts: Dict[int, Tuple[np.ndarray, np.ndarray]] = {}  # id → layout_of(): for spatial_scores()
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -212,19 +293,33 @@ class WordIndex:
         """The targets' ids, in row order."""
         return list(self._ids)
 
-    def add_targets(self, target_ids: Sequence[int], vectors: Sequence["sparse.csr_matrix"]) -> None:
-        """Adds targets with their 1×K word vectors. Raises ValueError for an id already here,
-        repeated, or a vector of another length; nothing is added then."""
+    def add_targets(self, target_ids: Sequence[int], vectors: Sequence["sparse.csr_matrix"],
+                    layouts: Optional[Sequence[Tuple[np.ndarray, np.ndarray]]] = None) -> None:
+        """Adds targets with their 1×K word vectors and, for spatial_scores(), their layouts
+        (layout_of(): words N int32, keypoints N×4 float32 x, y, scale, angle; None: the targets have
+        none, and spatial_scores() answers -1 for them). Raises ValueError for an id already here,
+        repeated, a vector of another length or a layout per target missing; nothing is added then."""
         ids = [int(t) for t in target_ids]
         taken = set(self._ids) & set(ids)
         if taken or len(set(ids)) != len(ids):
             raise ValueError(f"target ids already in the word index or repeated: {sorted(taken) or ids}")
         if any(v.shape != (1, self._size) for v in vectors) or len(vectors) != len(ids):
             raise ValueError(f"add_targets: expected one 1×{self._size} vector per target id")
+        if layouts is not None:
+            if len(layouts) != len(ids):
+                raise ValueError(f"add_targets: {len(layouts)} layouts for {len(ids)} target ids")
+            for target_id, (words, keypoints) in zip(ids, layouts):
+                if np.asarray(words).ndim != 1 or np.asarray(keypoints).shape != (len(words), 4) \
+                        or (len(words) and not 0 <= int(np.min(words)) <= int(np.max(words)) < self._size):
+                    raise ValueError(f"add_targets: target {target_id}'s layout: expected N words in [0, "
+                                     f"{self._size}) and N×4 keypoints, got shapes {np.shape(words)}, "
+                                     f"{np.shape(keypoints)}")
         if ids:
             self._matrix = sparse.vstack([self._matrix, *vectors], format="csr", dtype=np.float32)
             self._ids += ids
             self._postings = None
+            for target_id, (words, keypoints) in zip(ids, layouts or []):
+                self._layouts[target_id] = (np.asarray(words, np.int32), np.asarray(keypoints, np.float32))
 
     def remove_target(self, target_id: int) -> None:
         """Removes a target's row. Raises KeyError naming an id not in the index."""
@@ -234,6 +329,7 @@ class WordIndex:
         self._matrix = self._matrix[keep]
         self._postings = None
         self._ids = [t for t in self._ids if t != int(target_id)]
+        self._layouts.pop(int(target_id), None)
 
     def score(self, query: "sparse.csr_matrix", top: int) -> List[Tuple[int, float]]:
         """The `top` targets nearest a query's 1×K word vector: (target id, cosine in [0, 1]),
@@ -251,17 +347,100 @@ class WordIndex:
         order = np.lexsort((ids, -scores[rows]))[:max(top, 0)]
         return [(int(ids[i]), float(scores[rows[i]])) for i in order]
 
+    def spatial_scores(self, target_ids: Sequence[int], query_words: np.ndarray, query_keypoints: np.ndarray,
+                       ransac_px: float = 6.0, min_pairs: int = 8, max_per_word: int = MAX_PER_WORD) -> List[int]:
+        """Philbin et al. 2007's spatial re-ranking: for each target, its keypoints and the query's
+        that have the same word are paired (words more than `max_per_word` times in the query
+        left out), and the score is the number of query keypoints that one homography, target
+        pixels → query pixels, puts within `ransac_px` of their pair: the spatially consistent
+        matches, without matching a descriptor.
+
+        The homography: with the keypoints' scales and angles, fitted (cv2.USAC_DEFAULT) to the
+        pairs of the fullest cell of a Hough transform over the similarities each pair predicts
+        (_similarity_cluster(), Lowe 2004), then again to every pair it explains — a view's
+        correct pairs can be 2 % of them (a blurred or small view: 9 of 434), too few for
+        RANSAC's random samples of four, never too few to gather in one cell; without them
+        (M×2 query keypoints, or an angle < 0), by USAC over every pair.
+
+        query_words: M int (Vocabulary.quantize()); query_keypoints: M×2 or M×4+ float (x, y
+        query pixels, scale pixels, angle degrees), row i for query_words[i]. Returns one score
+        per target id: 0 for fewer than `min_pairs` pairs or no homography, -1 for a target
+        without layout or not in the index. Raises ValueError for other shapes."""
+        qw = np.asarray(query_words)
+        qk = np.asarray(query_keypoints, np.float32)
+        if qw.ndim != 1 or qk.ndim != 2 or qk.shape[1] < 2 or len(qw) != len(qk):
+            raise ValueError(f"spatial_scores: expected M query words and M×2 or M×4 keypoints, got shapes "
+                             f"{qw.shape}, {qk.shape}")
+        oriented = qk.shape[1] >= 4 and bool((qk[:, 3] >= 0).all()) and bool((qk[:, 2] > 0).all())
+        order = np.argsort(qw, kind="stable")
+        qw, qk = qw[order], np.ascontiguousarray(qk[order, :4 if oriented else 2])
+        _, inverse, counts = np.unique(qw, return_inverse=True, return_counts=True)
+        keep = counts[inverse] <= max_per_word
+        qw, qk = qw[keep], qk[keep]
+        scores = []
+        for target_id in target_ids:
+            layout = self._layouts.get(int(target_id))
+            if layout is None:
+                scores.append(-1)
+                continue
+            tw, tk = layout
+            lo = np.searchsorted(qw, tw, "left")
+            n = np.searchsorted(qw, tw, "right") - lo
+            shared = np.flatnonzero(n)
+            runs = n[shared]
+            pairs = int(runs.sum())
+            if pairs < max(min_pairs, 4):
+                scores.append(0)
+                continue
+            t_rows = np.repeat(shared, runs)
+            q_rows = np.repeat(lo[shared] - (np.cumsum(runs) - runs), runs) + np.arange(pairs)  # each run's rows
+            src, dst = tk[t_rows, :2], qk[q_rows, :2]
+            if oriented:
+                cell = _similarity_cluster(tk[t_rows], qk[q_rows], float(tk[:, :2].max()))
+                if len(cell) < 4:
+                    scores.append(0)
+                    continue
+                H, _ = cv2.findHomography(src[cell], dst[cell], cv2.USAC_DEFAULT, 1.5 * ransac_px, maxIters=200,
+                                          confidence=0.99)
+                explained = None if H is None else self._explained(H, src, dst, ransac_px)
+                if explained is not None and explained.sum() >= 4:  # again on every pair it explains
+                    H2, _ = cv2.findHomography(src[explained], dst[explained], cv2.USAC_DEFAULT, ransac_px,
+                                               maxIters=200, confidence=0.99)
+                    if H2 is not None:
+                        H, explained = H2, self._explained(H2, src, dst, ransac_px)
+            else:
+                H, mask = cv2.findHomography(src, dst, cv2.USAC_DEFAULT, ransac_px, maxIters=1000, confidence=0.99)
+                explained = None if H is None else mask.ravel() > 0
+            if H is None or np.linalg.det(H[:2, :2]) <= 0:  # no fit, or a mirrored one
+                scores.append(0)
+                continue
+            scores.append(int(np.unique(q_rows[explained]).size))
+        return scores
+
+    @staticmethod
+    def _explained(H: np.ndarray, src: np.ndarray, dst: np.ndarray, px: float) -> np.ndarray:
+        """Which pairs H maps within `px` pixels: P bool."""
+        projected = cv2.perspectiveTransform(src.reshape(-1, 1, 2).astype(np.float64), H).reshape(-1, 2)
+        return np.linalg.norm(projected - dst, axis=1) < px
+
     def save(self, path: str) -> None:
-        """Writes the index (.npz: the CSR arrays and the ids) through a temporary file renamed
-        into place. Raises OSError naming the file."""
+        """Writes the index (.npz: the CSR arrays, the ids and the layouts, concatenated in row
+        order with each target's count) through a temporary file renamed into place. Raises
+        OSError naming the file."""
         m = self._matrix
+        layouts = [self._layouts.get(t, (np.empty(0, np.int32), np.empty((0, 4), np.float32))) for t in self._ids]
         _write_npz(path, format=np.array(FORMAT), size=np.int64(self._size), ids=np.array(self._ids, np.int64),
-                   data=m.data, indices=m.indices, indptr=m.indptr)
+                   data=m.data, indices=m.indices, indptr=m.indptr,
+                   layout_counts=np.array([len(w) for w, _ in layouts], np.int64),
+                   layout_words=np.concatenate([w for w, _ in layouts] or [np.empty(0, np.int32)]).astype(np.int32),
+                   layout_keypoints=np.concatenate([k for _, k in layouts] or [np.empty((0, 4), np.float32)])
+                   .astype(np.float32))
 
     @staticmethod
     def load(path: str) -> "WordIndex":
         """Reads an index written by save(). Raises FileNotFoundError or ValueError naming the file."""
-        z = _read_npz(path, "word index", ("format", "size", "ids", "data", "indices", "indptr"))
+        z = _read_npz(path, "word index", ("format", "size", "ids", "data", "indices", "indptr"),
+                      optional=("layout_counts", "layout_words", "layout_keypoints"))
         if str(z["format"]) != FORMAT:
             raise ValueError(f"{path}: a word index of format {z['format']}, this service reads {FORMAT}")
         self = WordIndex(int(z["size"]))
@@ -271,4 +450,15 @@ class WordIndex:
         except ValueError as e:
             raise ValueError(f"{path}: a malformed word index: {e}") from e
         self._ids = [int(t) for t in z["ids"]]
+        # The layouts (spatial_scores()); an index written before them has none, and is re-ranked by cosine.
+        if "layout_counts" in z:
+            counts, words, keypoints = z["layout_counts"], z.get("layout_words"), z.get("layout_keypoints")
+            if words is None or keypoints is None or counts.ndim != 1 or len(counts) != len(self._ids) \
+                    or int(counts.sum()) != len(words) or keypoints.shape != (len(words), 4):
+                raise ValueError(f"{path}: a malformed word index: layout_counts, layout_words and layout_keypoints "
+                                 "disagree")
+            ends = np.cumsum(counts)
+            for t, a, b in zip(self._ids, ends - counts, ends):
+                if b > a:
+                    self._layouts[t] = (words[a:b].astype(np.int32), keypoints[a:b].astype(np.float32))
         return self

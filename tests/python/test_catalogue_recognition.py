@@ -83,6 +83,29 @@ def test_the_target_in_view_is_shortlisted_first_and_its_homography_verified(cat
         assert corner_error.mean() < 2.5 and corner_error.max() < 5.0, f"{CATALOGUE[i]}: corners {corner_error} px off"
 
 
+def test_coverage_tells_the_target_in_view_from_one_that_shares_part_of_it(catalogue):
+    """Verification.coverage: a view of the left 60 % of building.jpg (a target of its own, as two
+    crops of one page are) matches both that crop and the whole picture; the crop's inliers cover
+    most of it, the whole picture's only the part shown."""
+    _, targets = catalogue
+    whole = targets[2]
+    h, w = whole.image.shape[:2]
+    crop = nft.train_target(np.ascontiguousarray(whole.image[:, :int(w * 0.6)]))
+    ch, cw = crop.image.shape[:2]
+    H = cv2.getPerspectiveTransform(np.float32([[0, 0], [cw, 0], [cw, ch], [0, ch]]),
+                                    np.float32([[150, 90], [470, 70], [500, 400], [120, 380]]))
+    keypoints, descriptors = describe(warped_view(crop.image, "leuvenA.jpg", H))
+    matcher = nft.GpuMatcher()
+    shown = verify_target(matcher, crop.keypoints, crop.descriptors, (cw, ch), keypoints, descriptors)
+    part = verify_target(matcher, whole.keypoints, whole.descriptors, (w, h), keypoints, descriptors)
+    assert shown.verified and part.verified, (shown, part)
+    assert shown.coverage > 0.5 and part.coverage < 0.5, (shown.coverage, part.coverage)  # 0.65, 0.37
+    assert shown.inliers * shown.coverage ** 0.5 > part.inliers * part.coverage ** 0.5
+    print(f"crop: {shown.inliers} inliers over {shown.coverage:.2f}; whole: {part.inliers} over {part.coverage:.2f}")
+    assert not verify_target(matcher, targets[6].keypoints, targets[6].descriptors, targets[6].image.shape[1::-1],
+                             keypoints, descriptors).coverage  # not verified: 0
+
+
 def test_box_is_recognised_in_opencvs_photograph_of_its_scene(catalogue):
     index, targets = catalogue
     scene = cv2.imread(sample("box_in_scene.png"), cv2.IMREAD_GRAYSCALE)
@@ -301,6 +324,57 @@ def test_a_word_index_adds_removes_saves_and_refuses_bad_input(catalogue, vocabu
         WordIndex.load(str(tmp_path / "none.npz"))
 
 
+def test_spatial_scores_count_the_word_matches_one_homography_explains(catalogue, vocabulary, tmp_path):
+    """Philbin et al.'s re-ranking (WordIndex.spatial_scores()): in tilted views of three targets,
+    the target shown has over a hundred query keypoints whose words match it where one homography
+    puts them, every other target a few, with the Hough transform of similarities or (keypoints
+    without scale and angle) USAC over every pair; the same words at shuffled keypoints (the same
+    cosine) score few for it too. Saved and loaded, the layouts give the same scores; an index without them
+    answers -1."""
+    from nft_recognition import WordIndex, layout_of, word_entry
+
+    _, targets = catalogue
+    ids = [1000 + i for i in targets]
+    entries = [word_entry(vocabulary, t) for t in targets.values()]
+    index = WordIndex(vocabulary.size)
+    index.add_targets(ids, [v for v, _ in entries], [layout for _, layout in entries])
+    for i in (0, 2, 6):
+        t = targets[i]
+        h, w = t.image.shape[:2]
+        H = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]),
+                                        np.float32([[150, 90], [470, 70], [500, 400], [120, 380]]))
+        keypoints, descriptors = describe(warped_view(t.image, "leuvenA.jpg", H))
+        words = vocabulary.quantize(descriptors)
+        scores = dict(zip(ids, index.spatial_scores(ids, words, keypoints)))
+        shown, others = scores.pop(1000 + i), max(scores.values())
+        assert shown >= 100 and others < 15, f"{CATALOGUE[i]}: {shown} against {scores}"  # 150-330; 0-5
+        # Without scales and angles (M×2 keypoints): USAC over every pair, the same count within a few.
+        assert abs(index.spatial_scores([1000 + i], words, keypoints[:, :2])[0] - shown) <= 5, CATALOGUE[i]
+        shuffled = np.random.default_rng(1).permutation(keypoints)
+        assert index.spatial_scores([1000 + i], words, shuffled)[0] < 15, CATALOGUE[i]  # 0-6
+    index.save(str(tmp_path / "words.npz"))
+    loaded = WordIndex.load(str(tmp_path / "words.npz"))
+    assert loaded.spatial_scores(ids, words, keypoints) == index.spatial_scores(ids, words, keypoints)
+    plain = WordIndex(vocabulary.size)
+    plain.add_targets([5], [entries[0][0]])
+    assert plain.spatial_scores([5, 6], words, keypoints) == [-1, -1]
+    # One keypoint per word and 2-px cell; a word more than 4 times in a target is left out.
+    xy = np.float32([[1, 1], [0, 0], [0.5, 0.5], [10, 10], [0, 0], [3, 3], [6, 6], [9, 9], [12, 12]])
+    words, kept = layout_of(np.array([9, 5, 5, 5, 7, 7, 7, 7, 7]), np.hstack([xy, np.full((9, 3), 2, np.float32)]))
+    assert words.tolist() == [5, 5, 9] and kept[:, :2].tolist() == [[0, 0], [10, 10], [1, 1]] and kept.shape == (3, 4)
+    with pytest.raises(ValueError, match=r"layout_of: expected M words and M×4 keypoints"):
+        layout_of(np.array([1, 2]), np.zeros((3, 4)))
+    with pytest.raises(ValueError, match=r"target 4's layout: expected N words in \[0, 16384\)"):
+        plain.add_targets([4], [entries[0][0]], [(np.array([16384]), np.zeros((1, 4)))])
+    with pytest.raises(ValueError, match="spatial_scores: expected M query words"):
+        index.spatial_scores(ids, np.zeros(3, np.int32), np.zeros((2, 2)))
+    with np.load(tmp_path / "words.npz") as z:
+        arrays = dict(z)
+    np.savez(tmp_path / "bad.npz", **dict(arrays, layout_counts=arrays["layout_counts"][:-1]))
+    with pytest.raises(ValueError, match="bad.npz: a malformed word index: layout_counts"):
+        WordIndex.load(str(tmp_path / "bad.npz"))
+
+
 def test_a_words_catalogue_is_built_served_and_changed_live(tmp_path):
     """`nft-recognition build --factory words`: the vocabulary first, then each shard's word
     vectors (no FAISS descriptor index); served by a Recognizer on a Dask cluster, a tilted view of
@@ -340,7 +414,7 @@ def test_a_words_catalogue_is_built_served_and_changed_live(tmp_path):
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
             Client(cluster) as client:
         recognizer = Recognizer(client, catalogue)
-        assert recognizer.max_candidates == 8
+        assert recognizer.max_candidates == 3
         (keypoints, descriptors), quad = view_of("building.jpg")
         r = recognizer.recognize(keypoints, descriptors)
         assert r.target is not None and r.target["name"] == "building", r
