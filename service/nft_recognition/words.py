@@ -319,7 +319,7 @@ class WordIndex:
             self._ids += ids
             self._postings = None
             for target_id, (words, keypoints) in zip(ids, layouts or []):
-                self._layouts[target_id] = (np.asarray(words, np.int32), np.asarray(keypoints, np.float32))
+                self._layouts[target_id] = self._compact(words, keypoints)
 
     def remove_target(self, target_id: int) -> None:
         """Removes a target's row. Raises KeyError naming an id not in the index."""
@@ -383,7 +383,7 @@ class WordIndex:
             if layout is None:
                 scores.append(-1)
                 continue
-            tw, tk = layout
+            tw, tk = layout[0], layout[1].astype(np.float32)
             lo = np.searchsorted(qw, tw, "left")
             n = np.searchsorted(qw, tw, "right") - lo
             shared = np.flatnonzero(n)
@@ -417,6 +417,16 @@ class WordIndex:
             scores.append(int(np.unique(q_rows[explained]).size))
         return scores
 
+    @property
+    def _word_type(self):
+        return np.uint16 if self._size <= 1 << 16 else np.int32
+
+    def _compact(self, words: np.ndarray, keypoints: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """A layout as kept in memory and in words.npz: words as uint16 (up to 65,536 words) and
+        keypoints as float16 (x and y to a quarter pixel up to 1,024 px, finer than the 6 px
+        the scores take): 10 bytes a keypoint instead of 20, 150 MiB for 10,000 targets."""
+        return np.asarray(words).astype(self._word_type), np.asarray(keypoints).astype(np.float16)
+
     @staticmethod
     def _explained(H: np.ndarray, src: np.ndarray, dst: np.ndarray, px: float) -> np.ndarray:
         """Which pairs H maps within `px` pixels: P bool."""
@@ -428,13 +438,12 @@ class WordIndex:
         order with each target's count) through a temporary file renamed into place. Raises
         OSError naming the file."""
         m = self._matrix
-        layouts = [self._layouts.get(t, (np.empty(0, np.int32), np.empty((0, 4), np.float32))) for t in self._ids]
+        layouts = [self._layouts.get(t, self._compact(np.empty(0), np.empty((0, 4)))) for t in self._ids]
         _write_npz(path, format=np.array(FORMAT), size=np.int64(self._size), ids=np.array(self._ids, np.int64),
                    data=m.data, indices=m.indices, indptr=m.indptr,
                    layout_counts=np.array([len(w) for w, _ in layouts], np.int64),
-                   layout_words=np.concatenate([w for w, _ in layouts] or [np.empty(0, np.int32)]).astype(np.int32),
-                   layout_keypoints=np.concatenate([k for _, k in layouts] or [np.empty((0, 4), np.float32)])
-                   .astype(np.float32))
+                   layout_words=np.concatenate([w for w, _ in layouts] or [np.empty(0, self._word_type)]),
+                   layout_keypoints=np.concatenate([k for _, k in layouts] or [np.empty((0, 4), np.float16)]))
 
     @staticmethod
     def load(path: str) -> "WordIndex":
@@ -460,5 +469,5 @@ class WordIndex:
             ends = np.cumsum(counts)
             for t, a, b in zip(self._ids, ends - counts, ends):
                 if b > a:
-                    self._layouts[t] = (words[a:b].astype(np.int32), keypoints[a:b].astype(np.float32))
+                    self._layouts[t] = self._compact(words[a:b], keypoints[a:b])
         return self
