@@ -128,16 +128,14 @@ class Shard:
             raise ValueError(f"{self.folder}: shortlisted by its descriptor index (nearest()), not by words")
         return self.words.score(query, top)
 
-    def shortlist_words(self, query, query_words: np.ndarray, query_keypoints: np.ndarray, depth: int,
-                        min_pairs: int = 8) -> List[Tuple[int, float, int]]:
-        """score_words()'s `depth` highest cosines, each re-ranked by its spatially consistent
-        word matches (WordIndex.spatial_scores(): query_words M int, query_keypoints M×2 or M×4
-        float, x, y, scale in query pixels, angle in degrees) → (target id, cosine, spatial
-        score), in the cosines' order. Raises ValueError for
-        a shard with a descriptor index."""
+    def shortlist_words(self, query, query_words: np.ndarray, query_keypoints: np.ndarray,
+                        depth: int) -> List[Tuple[int, float, int]]:
+        """score_words()'s `depth` highest cosines, each with its spatially consistent word
+        matches (WordIndex.spatial_scores(): query_words M int, query_keypoints M×2 or M×4 float,
+        x, y, scale in query pixels, angle in degrees) → (target id, cosine, spatial score), in
+        the cosines' order. Raises ValueError for a shard with a descriptor index."""
         top = self.score_words(query, depth)
-        spatial = self.words.spatial_scores([t for t, _ in top], query_words, query_keypoints,
-                                             min_pairs=min_pairs)
+        spatial = self.words.spatial_scores([t for t, _ in top], query_words, query_keypoints)
         return [(t, c, s) for (t, c), s in zip(top, spatial)]
 
     def verify(self, target_ids: List[int], keypoints: np.ndarray, descriptors: np.ndarray, ratio: float = 0.8,
@@ -145,8 +143,8 @@ class Shard:
         """Verifies targets of this shard in one query (M×2..5 float32 keypoints, query pixels;
         M×D float32 descriptors) with verification.verify_target(), one after the other: the
         query travels to the shard once for all its candidates. Returns, per id, verified,
-        inliers, matches, coverage (Verification.coverage), the target's public entry, homography (3×3, target working-image pixels
-        → query pixels), quad (4×2) and the time in ms; a target not in this shard (removed since
+        inliers, matches, coverage (Verification.coverage), the target's public entry,
+        homography (3×3, target working-image pixels → query pixels), quad (4×2) and the time in ms; a target not in this shard (removed since
         the query was shortlisted) is not verified and its entry is None."""
         if self._matcher is None:
             self._matcher = self._nft.GpuMatcher()

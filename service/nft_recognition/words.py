@@ -262,7 +262,7 @@ def _similarity_cluster(t: np.ndarray, q: np.ndarray, size: float, angle_bin: fl
     ky = (np.floor(y[None] + half).astype(np.int64) + (1 << 20)) & mask
     kao = (ka * 64 + (np.clip(octave, -32, 31) + 32)) << 42  # 2×P: angle and octave
     keys = (kao[:, None, None] + (kx << 21)[None, :, None] + ky[None, None, :]).reshape(-1)  # 8·P, pair i at i mod P
-    values, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
     return np.unique(np.flatnonzero(inverse == counts.argmax()) % len(t))
 
 

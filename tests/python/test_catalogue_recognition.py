@@ -56,6 +56,18 @@ def warped_view(target_image, background_name, H, size=(640, 480)):
     return np.where(mask > 0, fg, bg)
 
 
+TILTED = np.float32([[150, 90], [470, 70], [500, 400], [120, 380]])  # where a view puts a target's corners
+
+
+def tilted_view(target_image):
+    """`target_image` warped so its corners land on TILTED over leuvenA.jpg → (keypoints,
+    descriptors, H): the view described by the detection lane and H, target pixels → view."""
+    h, w = target_image.shape[:2]
+    H = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), TILTED)
+    keypoints, descriptors = describe(warped_view(target_image, "leuvenA.jpg", H))
+    return keypoints, descriptors, H
+
+
 def quad_of(H, size):
     w, h = size
     c = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64).reshape(-1, 1, 2)
@@ -68,10 +80,7 @@ def test_the_target_in_view_is_shortlisted_first_and_its_homography_verified(cat
     for i in (0, 2, 6):  # graf1, building, home: each tilted onto another target's scene
         t = targets[i]
         h, w = t.image.shape[:2]
-        dst = np.float32([[150, 90], [470, 70], [500, 400], [120, 380]])
-        H = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), dst)
-        view = warped_view(t.image, "leuvenA.jpg", H)
-        keypoints, descriptors = describe(view)
+        keypoints, descriptors, H = tilted_view(t.image)
         votes = index.shortlist(descriptors)
         assert votes and votes[0].target_id == 1000 + i, f"{CATALOGUE[i]}: shortlist {votes}"
         assert all(votes[0].votes > 2 * v.votes for v in votes[1:]), f"{CATALOGUE[i]}: not clearly first: {votes}"
@@ -92,9 +101,7 @@ def test_coverage_tells_the_target_in_view_from_one_that_shares_part_of_it(catal
     h, w = whole.image.shape[:2]
     crop = nft.train_target(np.ascontiguousarray(whole.image[:, :int(w * 0.6)]))
     ch, cw = crop.image.shape[:2]
-    H = cv2.getPerspectiveTransform(np.float32([[0, 0], [cw, 0], [cw, ch], [0, ch]]),
-                                    np.float32([[150, 90], [470, 70], [500, 400], [120, 380]]))
-    keypoints, descriptors = describe(warped_view(crop.image, "leuvenA.jpg", H))
+    keypoints, descriptors, _ = tilted_view(crop.image)
     matcher = nft.GpuMatcher()
     shown = verify_target(matcher, crop.keypoints, crop.descriptors, (cw, ch), keypoints, descriptors)
     part = verify_target(matcher, whole.keypoints, whole.descriptors, (w, h), keypoints, descriptors)
@@ -199,11 +206,7 @@ def test_shards_merged_answer_as_one_index_over_all_of_them(catalogue, tmp_path)
     shards = [CatalogueIndex(), CatalogueIndex(), CatalogueIndex()]
     for i, t in targets.items():
         shards[i % 3].add_target(1000 + i, t.descriptors)
-    t = targets[6]
-    h, w = t.image.shape[:2]
-    H = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]),
-                                    np.float32([[150, 90], [470, 70], [500, 400], [120, 380]]))
-    _, descriptors = describe(warped_view(t.image, "leuvenA.jpg", H))
+    _, descriptors, _ = tilted_view(targets[6].image)
     whole = index.nearest(descriptors)
     merged = merge_nearest([s.nearest(descriptors) for s in shards])
     assert np.array_equal(whole.target, merged.target)
@@ -246,11 +249,7 @@ def test_the_word_shortlist_puts_the_target_in_view_first(catalogue, vocabulary)
     index = WordIndex(vocabulary.size)
     index.add_targets([1000 + i for i in targets], [vocabulary.vector(t.descriptors) for t in targets.values()])
     for i in (0, 2, 6):
-        t = targets[i]
-        h, w = t.image.shape[:2]
-        H = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]),
-                                        np.float32([[150, 90], [470, 70], [500, 400], [120, 380]]))
-        _, descriptors = describe(warped_view(t.image, "leuvenA.jpg", H))
+        _, descriptors, _ = tilted_view(targets[i].image)
         scores = index.score(vocabulary.vector(descriptors), 3)
         assert scores[0][0] == 1000 + i and scores[0][1] > 1.5 * scores[1][1], f"{CATALOGUE[i]}: {scores}"
     _, descriptors = describe(cv2.imread(sample("box_in_scene.png"), cv2.IMREAD_GRAYSCALE))
@@ -339,11 +338,7 @@ def test_spatial_scores_count_the_word_matches_one_homography_explains(catalogue
     index = WordIndex(vocabulary.size)
     index.add_targets(ids, [v for v, _ in entries], [layout for _, layout in entries])
     for i in (0, 2, 6):
-        t = targets[i]
-        h, w = t.image.shape[:2]
-        H = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]),
-                                        np.float32([[150, 90], [470, 70], [500, 400], [120, 380]]))
-        keypoints, descriptors = describe(warped_view(t.image, "leuvenA.jpg", H))
+        keypoints, descriptors, _ = tilted_view(targets[i].image)
         words = vocabulary.quantize(descriptors)
         scores = dict(zip(ids, index.spatial_scores(ids, words, keypoints)))
         shown, others = scores.pop(1000 + i), max(scores.values())
@@ -406,10 +401,8 @@ def test_a_words_catalogue_is_built_served_and_changed_live(tmp_path):
     def view_of(name):
         image = cv2.imread(sample(name), cv2.IMREAD_GRAYSCALE)
         t = nft.train_target(image)  # the trainer's working image: the homography's source
-        h, w = t.image.shape[:2]
-        H = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]),
-                                        np.float32([[150, 90], [470, 70], [500, 400], [120, 380]]))
-        return describe(warped_view(t.image, "leuvenA.jpg", H)), quad_of(H, (w, h))
+        keypoints, descriptors, H = tilted_view(t.image)
+        return (keypoints, descriptors), quad_of(H, t.image.shape[1::-1])
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
             Client(cluster) as client:
