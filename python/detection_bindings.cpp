@@ -14,6 +14,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "detection/cpu_matcher.h"
 #include "detection/fast_detector.h"
 #include "detection/gpu_matcher.h"
 #include "detection/surf_cpu.h"
@@ -317,6 +318,41 @@ class PyGpuMatcher {
   std::unique_ptr<det::GpuMatcher> matcher_;
 };
 
+/// det::CpuMatcher with GpuMatcher's Python interface: no GL context, no thread rule of its own
+/// (not thread-safe: one matcher a thread), the GIL released while it works.
+class PyCpuMatcher {
+ public:
+  void setTarget(const py::object& descriptors) {
+    cv::Mat d = descriptorsFrom(descriptors, "descriptors");
+    py::gil_scoped_release nogil;
+    invalidAsValue("CpuMatcher.set_target", [&] {
+      matcher_.setTarget(d);
+      return 0;
+    });
+  }
+  py::tuple nearest(const py::object& queries) {
+    const PyMatches r = toMatches(run(queries, "CpuMatcher.nearest", [&](const cv::Mat& q) { return matcher_.nearest(q); }));
+    return py::make_tuple(r.target, r.distance, r.secondDistance);
+  }
+  PyMatches match(const py::object& queries, float ratio, bool crossCheck) {
+    det::MatchOptions o;
+    o.ratio = ratio;
+    o.crossCheck = crossCheck;
+    if (!(ratio > 0.0f && ratio <= 1.0f)) valueError("ratio: expected a number in (0, 1], got " + std::to_string(ratio));
+    return toMatches(run(queries, "CpuMatcher.match", [&](const cv::Mat& q) { return matcher_.match(q, o); }));
+  }
+  int targetCount() const { return matcher_.targetCount(); }
+
+ private:
+  template <typename F>
+  std::vector<det::Match> run(const py::object& queries, const char* what, F&& f) {
+    cv::Mat q = descriptorsFrom(queries, "queries");
+    py::gil_scoped_release nogil;
+    return invalidAsValue(what, [&] { return f(q); });  // a length other than the target's: ValueError
+  }
+  det::CpuMatcher matcher_;
+};
+
 // --- Training -------------------------------------------------------------------------------------
 
 struct PyTrainedTarget {
@@ -473,6 +509,21 @@ Distances carry a quantisation of ≤ 2.5e-4 (16-bit fixed point). Thread rule a
       .def_property_readonly("target_count", &PyGpuMatcher::targetCount, "Number of target descriptors M.")
       .def_property_readonly("float_path", &PyGpuMatcher::floatPath, "True when the targets use float textures.")
       .def_property_readonly("merge_path", &PyGpuMatcher::mergePath, "True on the single-merge (draw buffers) path.");
+
+  py::class_<PyCpuMatcher>(m, "CpuMatcher", R"doc(Brute-force descriptor matching on the CPU with Lowe's ratio test: GpuMatcher's interface and
+results (C++ nft::detection::CpuMatcher, detection/cpu_matcher.h: the two nearest target
+descriptors of every query by Euclidean distance, exact in fp32), without a GL context — the
+matcher for a process where the GPU is a software rasteriser (llvmpipe) or there is none.
+Not thread-safe: one matcher a thread.)doc")
+      .def(py::init<>())
+      .def("set_target", &PyCpuMatcher::setTarget, py::arg("descriptors"),
+           "Keeps the target descriptors: M×D float32 (D = 64 or 36). Raises ValueError naming a wrong shape.")
+      .def("nearest", &PyCpuMatcher::nearest, py::arg("queries"),
+           "As GpuMatcher.nearest(): (target int32 (N,), distance float32 (N,), second_distance float32 (N,)).")
+      .def("match", &PyCpuMatcher::match, py::arg("queries"), py::arg("ratio") = 0.8f, py::arg("cross_check") = false,
+           "As GpuMatcher.match(): the ratio test (d1 < ratio · d2; ratio in (0, 1]) and, with cross_check, "
+           "mutual nearest neighbours only → nft.Matches, in query order.")
+      .def_property_readonly("target_count", &PyCpuMatcher::targetCount, "Number of target descriptors M.");
 
   py::class_<det::FastDetector>(m, "FastDetector", R"doc(Scale-aware FAST-9 on an image pyramid with an even spread over the image: the detection lane's
 keypoint detector (C++ nft::detection::FastDetector, detection/fast_detector.h; Hofmann 2012

@@ -217,6 +217,9 @@ class Session:
         metres (0: the model's or config's); geometry: the surface an image is printed on (None: planar).
         Returns the id. A curved target is found by PnP on its surface and followed on it, alone or beside
         other targets. Raises FileNotFoundError, InputError, TypeError."""
+    def add_target_model(self, model: bytes, name: str = "", width_m: float = 0.0) -> int:
+        """Adds a trained model from a .nftm file's bytes (name "" = "model-N"). Returns the id. Raises
+        InputError naming the model and what is wrong (empty, truncated, corrupt), TypeError for another type."""
     def add_target_from_frame(self, frame: U8Image, quad: Union[Sequence[Tuple[float, float]], F64Array],
                               name: str = "", width_m: float = 0.0) -> int:
         """Adds an instant target: the quad's region of the frame (corners UL, UR, LR, LL in frame pixels),
@@ -340,6 +343,17 @@ class GpuMatcher:
     def float_path(self) -> bool: ...
     @property
     def merge_path(self) -> bool: ...
+
+class CpuMatcher:
+    """Brute-force L2 matching on the CPU with Lowe's ratio test: GpuMatcher's interface and matches, no GL context."""
+    def __init__(self) -> None: ...
+    def set_target(self, descriptors: npt.ArrayLike) -> None:
+        """M×D float32 (D = 64 or 36)."""
+    def nearest(self, queries: npt.ArrayLike) -> Tuple[I32Array, F32Array, F32Array]:
+        """(target (N,), distance (N,), second_distance (N,)); −1 / inf where none."""
+    def match(self, queries: npt.ArrayLike, ratio: float = 0.8, cross_check: bool = False) -> Matches: ...
+    @property
+    def target_count(self) -> int: ...
 
 class FastDetector:
     """Scale-aware FAST-9 on an image pyramid with an even spread (the detection lane's detector)."""

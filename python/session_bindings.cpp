@@ -195,6 +195,18 @@ class PySession {
     return session.addTarget(image, options);
   }
 
+  int addTargetModel(const py::bytes& model, const std::string& name, double widthM) {
+    nft::Session& session = s("add_target_model");
+    const std::string_view view = model;
+    const std::vector<unsigned char> bytes(view.begin(), view.end());
+    nft::TargetOptions options;
+    options.name = name;
+    options.widthMetres = widthM;
+    py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(bound_.mutex());
+    return session.addTargetModel(bytes, options);
+  }
+
   int addTargetFromFrame(const py::array& frame, const py::object& quad, const std::string& name, double widthM) {
     nft::Session& session = s("add_target_from_frame");
     const cv::Mat view = imageView(frame, "frame", true);
@@ -515,6 +527,18 @@ The quality report is in session.target(id).quality.
 Raises FileNotFoundError for a missing file; nft.InputError for an unreadable or corrupt file, an
 image too plain to track, a negative width, a geometry that does not fit the label (naming the
 field: radius_m, ...), or a name already taken; TypeError for another geometry.)doc")
+      .def("add_target_model", &PySession::addTargetModel, py::arg("model"), py::arg("name") = "",
+           py::arg("width_m") = 0.0,
+           R"doc(Adds a trained model from memory and returns its id (int ≥ 1): the bytes of a .nftm
+file (nft_train's output, TrainedTarget.save(), or the recognition service's GET /targets/ID), as
+add_target() adds the file, without writing it anywhere.
+
+model:   bytes, the whole file, header to checksum.
+name:    how results name it; "" = "model-N" (N counting the models added so).
+width_m: the printed width, metres; 0 = the model's.
+Raises nft.InputError for no bytes, bytes that are not a model (wrong magic, another format
+version, truncated, a checksum mismatch: the message says which), a model too plain to track, a
+negative width or a name already taken; TypeError for another type than bytes.)doc")
       .def("add_target_from_frame", &PySession::addTargetFromFrame, py::arg("frame"), py::arg("quad"),
            py::arg("name") = "", py::arg("width_m") = 0.0,
            R"doc(Adds an instant target: the region of a camera frame inside a quad ("point the camera at a

@@ -135,6 +135,7 @@ struct Session::Impl {
   bool augmentationsVisible = true;
   long long frames = 0;
   int frameTargets = 0;    // instant targets added so far (their default names)
+  int modelTargets = 0;    // models added from bytes so far (their default names)
   cv::Mat scratch;         // grey conversions
   cv::Mat workingScratch;  // the working frame (when smaller than the frame)
   cv::Mat detectionScratch;  // the detection frame (when smaller than the frame and finer than the working one)
@@ -393,6 +394,26 @@ TargetId Session::addTarget(const cv::Mat& image, const TargetOptions& target) {
     loaded.source = "<image>";
     return impl_->add(std::move(loaded), label, target.widthMetres);
   });
+}
+
+TargetId Session::addTargetModel(const std::vector<unsigned char>& model, const TargetOptions& target) {
+  impl_->checkCall("addTargetModel");
+  const std::string label = target.name.empty() ? "model-" + std::to_string(impl_->modelTargets + 1) : target.name;
+  checkWidth(target.widthMetres, "addTargetModel('" + label + "')");
+  if (model.empty()) throw InputError("addTargetModel('" + label + "'): the model is empty (0 bytes)");
+  const TargetId id = translated("addTargetModel", [&] {
+    session::PipelineOptions options = impl_->pipeline;
+    if (target.widthMetres > 0) options.training.widthMetres = target.widthMetres;
+    session::LoadedTarget loaded = session::loadTargetModel(model, label, options);
+    if (target.geometry.curved() && loaded.model.geometry != session::detectionGeometry(target.geometry))
+      throw InputError("addTargetModel('" + label + "'): geometry " + toString(target.geometry.kind) +
+                       " differs from the model's (" + detection::toString(loaded.model.geometry.kind) +
+                       "): a model keeps the geometry it was trained with (nft_train --geometry)");
+    const CallerGlState callerState;
+    return impl_->add(std::move(loaded), label, target.widthMetres);
+  });
+  if (target.name.empty()) ++impl_->modelTargets;
+  return id;
 }
 
 TargetId Session::addTargetFromFrame(const cv::Mat& frame, const std::vector<cv::Point2f>& quad,

@@ -21,7 +21,26 @@ bool endsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+/// A model read from a file or from bytes, as the tracker takes it.
+LoadedTarget loaded(detection::TargetModel model, const std::string& source, Clock::time_point start,
+                    const PipelineOptions& options) {
+  LoadedTarget t;
+  t.source = source;
+  t.model = std::move(model);
+  t.originalSize = cv::Size(static_cast<int>(t.model.image.cols * t.model.originalScale + 0.5),
+                            static_cast<int>(t.model.image.rows * t.model.originalScale + 0.5));
+  t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  checkTarget(t, options);
+  return t;
+}
+
 }  // namespace
+
+LoadedTarget loadTargetModel(const std::vector<unsigned char>& bytes, const std::string& source,
+                             const PipelineOptions& options) {
+  const auto start = Clock::now();
+  return loaded(detection::decodeTargetModel(bytes, "'" + source + "'"), source, start, options);
+}
 
 LoadedTarget trainTargetImage(const cv::Mat& image, const std::string& source, const PipelineOptions& options,
                               const gpu::Capabilities& caps) {
@@ -59,14 +78,7 @@ LoadedTarget loadTarget(const std::string& path, const PipelineOptions& options,
     throw std::runtime_error("target '" + path + "' does not exist (expected an image or a .nftm model file)");
   if (endsWith(path, ".nftm")) {
     const auto start = Clock::now();
-    LoadedTarget t;
-    t.source = path;
-    t.model = detection::loadTargetModel(path);  // names the file in its errors
-    t.originalSize = cv::Size(static_cast<int>(t.model.image.cols * t.model.originalScale + 0.5),
-                              static_cast<int>(t.model.image.rows * t.model.originalScale + 0.5));
-    t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    checkTarget(t, options);
-    return t;
+    return loaded(detection::loadTargetModel(path), path, start, options);  // names the file in its errors
   }
   const cv::Mat image = cv::imread(path, cv::IMREAD_GRAYSCALE);
   if (image.empty())

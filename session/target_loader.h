@@ -4,6 +4,7 @@
 // for the pipeline to have a chance.
 
 #include <string>
+#include <vector>
 
 #include <opencv2/core.hpp>
 
@@ -33,6 +34,13 @@ struct LoadedTarget {
 /// @throws std::runtime_error naming the file when it does not exist, cannot be read (not an
 ///   image, corrupt model: loadTargetModel's message), or is unusable (checkTarget()).
 LoadedTarget loadTarget(const std::string& path, const PipelineOptions& options, const gpu::Capabilities& caps);
+
+/// A model from the bytes of a .nftm file (detection::decodeTargetModel), checked as loadTarget()
+/// checks a model file; `source` names it in messages.
+/// @throws std::runtime_error "target model <source>: ..." for bytes that are not a model, and as
+///   checkTarget().
+LoadedTarget loadTargetModel(const std::vector<unsigned char>& bytes, const std::string& source,
+                             const PipelineOptions& options);
 
 /// Trains `image` (CV_8UC1 or CV_8UC3) as loadTarget() does; `source` names it in messages.
 /// @throws std::runtime_error naming `source` when training fails or the result is unusable.

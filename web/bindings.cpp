@@ -11,11 +11,10 @@
 #include <emscripten/emscripten.h>
 #include <emscripten/val.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cstdio>
 #include <exception>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <utility>
@@ -188,33 +187,18 @@ class WebSession {
   }
 
   /// Adds a trained target model (a .nftm file's bytes, `bytes` of them at wasm address `data`,
-  /// e.g. what the recognition service's GET /targets/ID answers): written to a file of the
-  /// module's in-memory file system, added with Session::addTarget(path) and the file removed.
+  /// e.g. what the recognition service's GET /targets/ID answers) with Session::addTargetModel.
   /// @param name        how results name it; "" = "model-N" (N counts the models added so).
   /// @param widthMetres the printed width, metres; 0 = the model's.
-  /// @throws nft::InputError as Session::addTarget for a corrupt or truncated model.
+  /// @throws nft::InputError as Session::addTargetModel for no bytes, a corrupt or truncated model.
   int addTargetModel(std::uintptr_t data, int bytes, const std::string& name, double widthMetres) {
     context_.makeCurrent();
-    if (bytes <= 0) throw nft::InputError("addTargetModel: the model is empty (0 bytes)");
-    // A fixed path: the module is single-threaded and the file lives only during this call.
-    const std::string path = "/tmp/nft-added-model.nftm";
-    {
-      std::ofstream out(path, std::ios::binary | std::ios::trunc);
-      out.write(reinterpret_cast<const char*>(data), bytes);
-      if (!out) throw nft::InputError("addTargetModel: cannot write the model to the module's file system");
-    }
-    struct Remove {
-      const std::string& path;
-      ~Remove() { std::remove(path.c_str()); }
-    } remove{path};
+    const auto* begin = reinterpret_cast<const unsigned char*>(data);
+    const std::vector<unsigned char> model(begin, begin + std::max(bytes, 0));
     nft::TargetOptions options;
-    options.name = name.empty() ? "model-" + std::to_string(++models_) : name;
+    options.name = name;
     options.widthMetres = widthMetres;
-    try {
-      return session_.addTarget(path, options);
-    } catch (const nft::InputError& e) {  // named as the page called it, not by the file's path
-      throw nft::InputError(std::string("addTargetModel (") + std::to_string(bytes) + " bytes): " + e.what());
-    }
+    return session_.addTargetModel(model, options);
   }
 
   /// Adds an instant target (Session::addTargetFromFrame) from a frame of tightly packed RGBA
@@ -302,7 +286,6 @@ class WebSession {
   nft::gpu::Context context_;  // declared first: destroyed after the Session that adopted it
   nft::Session session_;
   std::optional<nft::FrameResult> last_;
-  int models_ = 0;  // models added without a name (addTargetModel)
 };
 
 // The bound entry points: each turns C++ exceptions into JavaScript Errors (see the top).

@@ -142,8 +142,9 @@ export class Session {
    * @param {ArrayBuffer|Uint8Array} model the model file's bytes.
    * @param {{name?: string, widthMetres?: number}} [options] name (default 'model-N'); physical
    *   width in metres (default: the model's own).
-   * @returns {number} the target's id. Throws NftError for an empty, truncated or corrupt model
-   *   (naming its size), a name taken or another descriptor type than the session's targets'.
+   * @returns {number} the target's id (Session::addTargetModel: no file is written). Throws
+   *   NftError for an empty, truncated or corrupt model (naming it and what is wrong), a name
+   *   taken or another descriptor type than the session's targets'.
    */
   addTargetModel(model, options = {}) {
     let bytes;

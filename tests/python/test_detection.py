@@ -107,6 +107,41 @@ def test_gpu_matcher_equals_brute_force_and_finds_the_homography(graf):
     assert np.mean(self_match.query == self_match.target) > 0.99 and self_match.distance.max() < 0.01
 
 
+def test_cpu_matcher_gives_the_gpu_matchers_matches(graf):
+    # nft.CpuMatcher (the recognition service's matcher where the GPU is llvmpipe): the same
+    # nearest neighbours as OpenCV's brute force, the same ratio-test matches as GpuMatcher.
+    img1, img2, H = graf
+    detector, surf = nft.FastDetector(max_keypoints=800), nft.CpuSurf()
+    d1, k1 = surf.describe(img1, detector.detect(img1), return_keypoints=True)
+    d2, k2 = surf.describe(img2, detector.detect(img2), return_keypoints=True)
+    cpu, gpu = nft.CpuMatcher(), nft.GpuMatcher()
+    cpu.set_target(d1)
+    gpu.set_target(d1)
+    assert cpu.target_count == len(d1)
+    target, dist, second = cpu.nearest(d2)
+    knn = cv2.BFMatcher(cv2.NORM_L2).knnMatch(d2, d1, k=2)
+    bf_dist, bf_second = np.array([m[0].distance for m in knn]), np.array([m[1].distance for m in knn])
+    unambiguous = bf_second - bf_dist > 1e-4
+    assert np.all(target[unambiguous] == np.array([m[0].trainIdx for m in knn])[unambiguous])
+    np.testing.assert_allclose(dist, bf_dist, atol=1e-4)
+    np.testing.assert_allclose(second, bf_second, atol=1e-4)
+    m, g = cpu.match(d2, ratio=0.8), gpu.match(d2, ratio=0.8)
+    assert len(m) > 50 and abs(len(m) - len(g)) <= 3
+    same = np.intersect1d(m.query, g.query)
+    assert len(same) >= len(m) - 3
+    assert np.all(m.target[np.isin(m.query, same)] == g.target[np.isin(g.query, same)])
+    p1 = cv2.perspectiveTransform(k1[m.target, :2].reshape(-1, 1, 2).astype(np.float64), H).reshape(-1, 2)
+    assert (np.linalg.norm(p1 - k2[m.query, :2], axis=1) < 2.5).mean() > 0.6
+    mc = cpu.match(d2, ratio=0.8, cross_check=True)
+    assert 0 < len(mc) <= len(m) and set(mc.query) <= set(m.query)
+    with pytest.raises(ValueError, match="ratio"):
+        cpu.match(d2, ratio=0.0)
+    with pytest.raises(ValueError, match="length 36"):
+        cpu.match(d2[:, :36])
+    with pytest.raises(ValueError, match="descriptors"):
+        cpu.set_target(np.zeros((4, 10), np.float32))
+
+
 def test_bad_arguments_raise_naming_them(graf):
     img1, _, _ = graf
     es, cpu = nft.SurfEs(), nft.CpuSurf()

@@ -207,6 +207,20 @@ def test_trained_model_file_tracks_like_the_image(tmt, tmp_path):
     assert session.target(tid).width_m == pytest.approx(0.2)
     t = session.process(frames[0]).targets[0]
     assert t.found and alignment_error(t.corners, gt[0]) <= 5.0
+    # The same file's bytes (what the recognition service's GET /targets/ID answers), no file.
+    from_bytes = nft.Session(SYNCHRONOUS)
+    bid = from_bytes.add_target_model(model.read_bytes())
+    assert from_bytes.target(bid).name == "model-1" and from_bytes.target(bid).trained is False
+    assert from_bytes.target(bid).quality.keypoints == session.target(tid).quality.keypoints
+    b = from_bytes.process(frames[0]).targets[0]
+    assert b.found and np.abs(np.asarray(b.corners) - np.asarray(t.corners)).max() < 1e-3
+    with pytest.raises(nft.InputError, match="'shop'.*truncated"):
+        from_bytes.add_target_model(model.read_bytes()[:5000], "shop")
+    with pytest.raises(nft.InputError, match="empty"):
+        from_bytes.add_target_model(b"")
+    with pytest.raises(TypeError):
+        from_bytes.add_target_model(str(model))
+    assert len(from_bytes.targets) == 1
 
 
 def test_a_curved_label_is_trained_with_its_geometry(tmp_path):

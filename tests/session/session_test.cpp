@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <thread>
 
 #include <opencv2/calib3d.hpp>
@@ -307,6 +309,74 @@ TEST(Session, AddTargetTakesTheSurfaceTheTargetIsPrintedOn) {
   const nft::TargetId third = session.addTarget(graf, can);  // a can beside two flat targets
   EXPECT_EQ(session.target(third).geometry.kind, nft::GeometryKind::Cylinder);
   EXPECT_EQ(session.targets().size(), 3u);
+}
+
+TEST(Session, AddsAModelFromItsBytesAsFromItsFile) {
+  // Session::addTargetModel: a .nftm file's bytes (what the recognition service's GET /targets/ID
+  // answers, issue 48) added without a file; the same target as addTarget(path) gives, found
+  // where the file's is; bytes that are not a whole model refused, naming what is wrong.
+  const cv::Mat graf = cv::imread("/usr/share/doc/opencv-doc/examples/data/graf1.png", cv::IMREAD_GRAYSCALE);
+  ASSERT_FALSE(graf.empty());
+  nft::Session fromFile(nft::testing::synchronous());  // its context trains the model below
+  const std::filesystem::path dir = nft::testing::freshTempDir("nft_session_model_bytes");
+  const nft::session::LoadedTarget trained = nft::session::trainTargetImage(
+      graf, "graf1.png", nft::session::pipelineOptions(nft::config::Config{}), nft::gpu::probeCapabilities());
+  const std::string path = (dir / "graf.nftm").string();
+  nft::detection::saveTargetModel(trained.model, path);
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 1000u);
+
+  const cv::Matx33d H(0.45, 0.05, 120.0, -0.03, 0.45, 90.0, 0.0, 0.0002, 1.0);
+  cv::Mat frame;
+  cv::warpPerspective(graf, frame, H, cv::Size(640, 480), cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(110));
+  std::vector<cv::Point2f> truth;
+  cv::perspectiveTransform(std::vector<cv::Point2f>{{0, 0}, {800, 0}, {800, 640}, {0, 640}}, truth, cv::Matx33f(H));
+
+  fromFile.addTarget(path, "file");
+  nft::Session fromBytes(nft::testing::synchronous());
+  const nft::TargetId id = fromBytes.addTargetModel(bytes);
+  const nft::TargetInfo info = fromBytes.target(id);
+  EXPECT_EQ(info.name, "model-1");
+  EXPECT_FALSE(info.trained);
+  EXPECT_EQ(info.quality.keypoints, fromFile.targets()[0].quality.keypoints);
+  EXPECT_EQ(info.quality.keypoints, static_cast<int>(trained.model.keypoints.size()));
+  const nft::TargetResult a = fromFile.process(frame).targets[0];
+  const nft::TargetResult b = fromBytes.process(frame).targets[0];
+  ASSERT_TRUE(a.found);
+  ASSERT_TRUE(b.found);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_LT(cv::norm(b.corners[i] - truth[i]), 3.0) << "corner " << i;
+    EXPECT_LT(cv::norm(b.corners[i] - a.corners[i]), 1e-3) << "corner " << i;
+  }
+
+  // Refused, naming the model and what is wrong; the Session keeps its one target.
+  const auto expectRefused = [&](const std::vector<unsigned char>& model, const nft::TargetOptions& options,
+                                 const std::string& needle) {
+    try {
+      fromBytes.addTargetModel(model, options);
+      ADD_FAILURE() << "accepted; expected an error naming '" << needle << "'";
+    } catch (const nft::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(fromBytes.targets().size(), 1u) << needle;
+  };
+  expectRefused({}, {}, "addTargetModel('model-2'): the model is empty (0 bytes)");
+  expectRefused(std::vector<unsigned char>(bytes.begin(), bytes.begin() + bytes.size() / 2), {}, "'model-2'");
+  expectRefused(std::vector<unsigned char>(bytes.begin(), bytes.begin() + bytes.size() / 2), {}, "truncated");
+  std::vector<unsigned char> corrupt = bytes;
+  corrupt[corrupt.size() / 2] ^= 0x40;
+  nft::TargetOptions named;
+  named.name = "downloaded";
+  expectRefused(corrupt, named, "'downloaded'");
+  expectRefused(corrupt, named, "checksum mismatch");
+  nft::TargetOptions can = named;
+  can.geometry = nft::TargetGeometry::cylinder(0.2);
+  expectRefused(bytes, can, "geometry cylinder differs from the model's (planar)");
+  named.widthMetres = -1;
+  expectRefused(bytes, named, "width");
+  // Accepted again once whole; the default names count the models added, not the refusals.
+  EXPECT_EQ(fromBytes.target(fromBytes.addTargetModel(bytes)).name, "model-2");
 }
 
 TEST(Session, FindsACanLabelAndItsPoseOnEveryFrame) {

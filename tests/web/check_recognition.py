@@ -46,8 +46,9 @@ def main():
     expect(away["requests"] == 1 and len(away["errors"]) == 1 and away["errors"][0]["status"] == 0
            and "127.0.0.1:9" in away["errors"][0]["message"],
            f"an unreachable service: expected one RecognitionError of status 0 naming it, got {away}")
-    expect(r["badModel"].startswith("NftError: addTargetModel (3 bytes)"),
-           f"a corrupt model: expected an NftError naming its 3 bytes, got {r['badModel']!r}")
+    expect(r["badModel"].startswith("NftError: addTargetModel") and "'garbage'" in r["badModel"]
+           and "not a target model" in r["badModel"],
+           f"a corrupt model: expected an NftError naming it and what is wrong, got {r['badModel']!r}")
 
     frames = r["frames"]
     tracked = r["tracked"]

@@ -122,6 +122,16 @@ class Session {
   TargetId addTarget(const cv::Mat& image, const std::string& name, double widthMetres = 0.0);
   /// Same with TargetOptions (name "" = "<image>"). @throws as the overloads above.
   TargetId addTarget(const cv::Mat& image, const TargetOptions& options);
+  /// Adds a trained model from memory: the bytes of a .nftm file (nft_train's output, or the
+  /// answer of the recognition service's GET /targets/ID), as addTarget(path) adds the file,
+  /// without writing it anywhere (the web build, an app that keeps models in its own storage).
+  /// @param model   the .nftm file's bytes, header to checksum (detection/target_model_io.h).
+  /// @param options name ("" = "model-N", N counting the models added so), width in metres (0 =
+  ///                the model's); a curved geometry must be the one the model was trained with.
+  /// @throws nft::InputError for no bytes; naming "model-N" or the name given for bytes that are
+  ///   not a model (wrong magic, another format version, truncated, checksum mismatch), a model
+  ///   too plain to find, and as addTarget(path) for the width, the name and the geometry.
+  TargetId addTargetModel(const std::vector<unsigned char>& model, const TargetOptions& options = {});
   /// Adds an instant target: the region of `frame` inside `quad` — a poster the user points the
   /// camera at and taps, or a planar-tracking benchmark's first-frame annotation — rectified to a
   /// target image (as wide as the quad's longer top or bottom side, as high as its longer left or
