@@ -65,9 +65,11 @@ GROUP[gst]="libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-to
 # descriptor index, Dask distributed for its workers, FastAPI + uvicorn for the HTTP front and
 # httpx for its clients and tests; SciPy's sparse matrices for the word shortlist; OpenBLAS,
 # which Debian's alternatives then give FAISS's exact search in place of the reference BLAS (8x
-# faster on 2 cores). An app that does not use the service needs none of them.
+# faster on 2 cores); threadpoolctl to keep the front's BLAS to one thread (a query's small
+# products, where a second thread's wake-ups cost more than they give). An app that does not use
+# the service needs none of them.
 GROUP[service]="python3-faiss python3-scipy python3-distributed python3-fastapi python3-uvicorn python3-httpx python3-numpy
-  python3-opencv python3-pytest libopenblas0-pthread"
+  python3-opencv python3-pytest libopenblas0-pthread python3-threadpoolctl"
 ORDER=(run test python web slurm fuzz gst service)
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d;s/^# \{0,1\}//'; }

@@ -20,6 +20,7 @@ import time
 
 from .catalogue import Catalogue, read_list
 from .catalogue_index import DEFAULT_NPROBE
+from .shard import MATCHERS
 from .words import DEFAULT_MIN_SPATIAL, DEFAULT_RERANK_DEPTH
 
 SERVICE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -128,7 +129,9 @@ def _token(args) -> str | None:
 
 def _serve(args) -> int:
     import uvicorn
+    import dask
     from distributed import Client, LocalCluster
+    from threadpoolctl import threadpool_limits
 
     from .http_api import create_app
     from .recognizer import Recognizer
@@ -140,14 +143,19 @@ def _serve(args) -> int:
     if args.scheduler:
         cluster, client = None, Client(args.scheduler)
     else:
+        dask.config.set({"distributed.nanny.pre-spawn-environ": worker_environment()})
         cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                                dashboard_address=None, silence_logs=40)
         client = Client(cluster)
+    # The front's BLAS products are small (a query's descriptors against one coarse centre's words
+    # at a time, Vocabulary.quantize()): a second OpenBLAS thread, waking beside the workers, cost
+    # more than it gave — a query's quantisation took 20 ms at p50 instead of 6.
+    threadpool_limits(1, user_api="blas")
     try:
         start = time.monotonic()
         recognizer = Recognizer(client, catalogue, max_candidates=args.candidates, nprobe=args.nprobe,
                                 model_cache=args.model_cache, shortlist_descriptors=args.shortlist_descriptors,
-                                rerank_depth=args.rerank_depth, min_spatial=args.min_spatial)
+                                rerank_depth=args.rerank_depth, min_spatial=args.min_spatial, matcher=args.matcher)
         workers = len(client.scheduler_info()["workers"])
         print(f"nft-recognition: {recognizer.target_count()} targets in {catalogue.shards} shards on {workers} "
               f"workers, loaded in {time.monotonic() - start:.1f} s; serving http://{args.host}:{args.port}",
@@ -159,6 +167,24 @@ def _serve(args) -> int:
         if cluster is not None:
             cluster.close()
     return 0
+
+
+# glibc's allocator in the service's workers: Dask's nannies spawn workers with
+# MALLOC_TRIM_THRESHOLD_=65536 (memory given back sooner), and a threshold set at all turns off
+# glibc's dynamic mmap threshold, so every allocation over 128 KiB — a model read, a query's
+# descriptors, the matcher's table — is a fresh mmap and its page faults: in a worker a candidate's
+# verification took 12.6 ms and a model's read 6.8 ms, against 6.0 and 1.2 ms with these (1,000-
+# target catalogue, nft.CpuMatcher). Workers started elsewhere (dask-worker) get them from its
+# environment (docs/catalogue_recognition.md).
+WORKER_MALLOC = {"MALLOC_TRIM_THRESHOLD_": 64 << 20, "MALLOC_MMAP_THRESHOLD_": 32 << 20}
+
+
+def worker_environment() -> dict:
+    """Dask's distributed.nanny.pre-spawn-environ (the variables a nanny sets before it spawns
+    a worker: one thread for OpenMP and BLAS) with WORKER_MALLOC's."""
+    import dask
+
+    return {**dask.config.get("distributed.nanny.pre-spawn-environ", {}), **WORKER_MALLOC}
 
 
 def parser() -> argparse.ArgumentParser:
@@ -211,6 +237,9 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--min-spatial", type=int, default=DEFAULT_MIN_SPATIAL,
                    help="a words catalogue: fewest spatially consistent word matches for a target to be verified "
                         f"(default {DEFAULT_MIN_SPATIAL})")
+    v.add_argument("--matcher", choices=MATCHERS, default="auto",
+                   help="the verification's descriptor matcher: auto (default: the GPU's, or the CPU's where the GPU is "
+                        "a software rasteriser such as llvmpipe), cpu or gpu")
     v.add_argument("--nprobe", type=int, default=DEFAULT_NPROBE,
                    help=f"inverted lists an IVF index searches (default {DEFAULT_NPROBE})")
     v.add_argument("--shortlist-descriptors", type=int, default=1500,

@@ -25,7 +25,7 @@ import numpy as np
 from .catalogue import Catalogue
 from .catalogue_index import DEFAULT_NPROBE, Vote, merge_nearest, votes_of
 from .features import describe_image
-from .shard import DEFAULT_MODEL_CACHE, Shard
+from .shard import DEFAULT_MODEL_CACHE, MATCHERS, Shard
 from .words import DEFAULT_MIN_SPATIAL, DEFAULT_RERANK_DEPTH, Vocabulary
 
 
@@ -68,13 +68,16 @@ class Recognizer:
     rerank_depth:   a "words" catalogue: the targets of highest cosine each shard re-ranks by their
                     spatially consistent word matches (Shard.shortlist_words()).
     min_spatial:    a "words" catalogue: fewest of those matches for a target to be verified.
+    matcher:        the verification's descriptor matcher on each worker: "auto" (the GPU's,
+                    unless it is a software rasteriser), "cpu" or "gpu" (Shard).
     Raises ValueError naming the shards a catalogue has not finished training, or RuntimeError
     when the cluster has no workers."""
 
     def __init__(self, client, catalogue: Catalogue, ratio: float = 0.8, max_candidates: Optional[int] = None,
                  min_votes: int = 3, shortlist_descriptors: int = 1500, nprobe: int = DEFAULT_NPROBE,
                  shortlist_ratio: float = 1.0, model_cache: int = DEFAULT_MODEL_CACHE,
-                 rerank_depth: int = DEFAULT_RERANK_DEPTH, min_spatial: int = DEFAULT_MIN_SPATIAL) -> None:
+                 rerank_depth: int = DEFAULT_RERANK_DEPTH, min_spatial: int = DEFAULT_MIN_SPATIAL,
+                 matcher: str = "auto") -> None:
         missing = catalogue.missing_shards()
         if missing:
             raise ValueError(f"{catalogue.folder}: shards {missing} have not finished training "
@@ -90,7 +93,9 @@ class Recognizer:
         self.shortlist_descriptors, self.shortlist_ratio = shortlist_descriptors, shortlist_ratio
         self.vocabulary = Vocabulary.load(catalogue.vocabulary_path) if catalogue.uses_words else None
         vocabulary = catalogue.vocabulary_path if catalogue.uses_words else None
-        futures = [client.submit(Shard, catalogue.shard_folder(s), nprobe, vocabulary, model_cache, actor=True,
+        if matcher not in MATCHERS:  # here, not on a worker: the message reaches the caller as it is
+            raise ValueError(f"matcher: expected one of {', '.join(MATCHERS)}, got {matcher!r}")
+        futures = [client.submit(Shard, catalogue.shard_folder(s), nprobe, vocabulary, model_cache, matcher, actor=True,
                                  workers=[workers[s % len(workers)]], allow_other_workers=False, pure=False)
                    for s in range(catalogue.shards)]
         self.shards = [f.result() for f in futures]

@@ -32,22 +32,30 @@ def public_entry(entry: dict) -> dict:
 
 
 DEFAULT_MODEL_CACHE = 1000  # models a shard keeps in memory (about 0.6 MiB each), the last verified
+MATCHERS = ("auto", "cpu", "gpu")  # the verification's descriptor matcher (Shard._make_matcher())
 
 
 class Shard:
-    """Shard(folder, nprobe=DEFAULT_NPROBE, vocabulary=None, model_cache=DEFAULT_MODEL_CACHE):
+    """Shard(folder, nprobe=DEFAULT_NPROBE, vocabulary=None, model_cache=DEFAULT_MODEL_CACHE, matcher="auto"):
     loads a shard written by build.train_shard() (targets.json, and index.faiss or, with the path
     of its catalogue's vocabulary.npz, words.npz) and answers for its targets; nprobe: the inverted
     lists an IVF index searches per descriptor (CatalogueIndex.set_nprobe()). The targets' models
     (models/*.nftm) are read when a query first needs them and the last `model_cache` used are
     kept: a shard's memory is its index and that cache, not every model (0.6 MiB each: 60 GB for
-    100,000 targets), and it starts without reading them all.
+    100,000 targets), and it starts without reading them all. matcher: the verification's
+    descriptor matcher, "gpu" (nft.GpuMatcher), "cpu" (nft.CpuMatcher: the same matches) or
+    "auto": the GPU's unless it is a software rasteriser such as llvmpipe.
 
-    Raises FileNotFoundError or ValueError naming the file that is missing or malformed."""
+    Raises FileNotFoundError or ValueError naming the file that is missing or malformed, or
+    naming another matcher."""
 
     def __init__(self, folder: str, nprobe: int = DEFAULT_NPROBE, vocabulary: Optional[str] = None,
-                 model_cache: int = DEFAULT_MODEL_CACHE) -> None:
+                 model_cache: int = DEFAULT_MODEL_CACHE, matcher: str = "auto") -> None:
         import nft  # the project's module (the worker's, not the front's)
+
+        if matcher not in MATCHERS:
+            raise ValueError(f"matcher: expected one of {', '.join(MATCHERS)}, got {matcher!r}")
+        self._matcher_kind = matcher
 
         self._nft = nft
         self.folder = os.path.abspath(folder)
@@ -147,7 +155,7 @@ class Shard:
         homography (3×3, target working-image pixels → query pixels), quad (4×2) and the time in ms; a target not in this shard (removed since
         the query was shortlisted) is not verified and its entry is None."""
         if self._matcher is None:
-            self._matcher = self._nft.GpuMatcher()
+            self._matcher = self._make_matcher()
         results = []
         for target_id in target_ids:
             start = time.perf_counter()
@@ -165,6 +173,17 @@ class Shard:
                             "quad": None if v.quad is None else v.quad.tolist(),
                             "ms": (time.perf_counter() - start) * 1e3})
         return results
+
+    def _make_matcher(self):
+        """The verification's matcher, made on the thread that verifies (a GL context is the
+        thread's): nft.GpuMatcher on a GPU; nft.CpuMatcher for "cpu", and for "auto" where the
+        GPU is a software rasteriser (llvmpipe), whose shaders take 9–15 ms for a query's 1,500
+        descriptors against a target's 1,700 where the CPU matcher takes 6 ms on one core, with
+        the same matches."""
+        kind = self._matcher_kind
+        if kind == "auto":
+            kind = "cpu" if self._nft.GpuContext.default().software_renderer else "gpu"
+        return self._nft.CpuMatcher() if kind == "cpu" else self._nft.GpuMatcher()
 
     def _model(self, target_id: int):
         """Target `target_id`'s nft.TrainedTarget, from the cache or read from its file; None

@@ -237,18 +237,23 @@ def layout_of(words: np.ndarray, keypoints: np.ndarray, cell_px: float = 2.0,
     return np.ascontiguousarray(words[keep]), np.ascontiguousarray(keypoints[keep])
 
 
-def _similarity_cluster(t: np.ndarray, q: np.ndarray, size: float, angle_bin: float = 30.0) -> np.ndarray:
-    """The pairs of the fullest cell of a Hough transform over similarities (Lowe 2004, "Distinctive
-    image features from scale-invariant keypoints", IJCV, section 7.3): each pair of a target
-    keypoint t[i] and a query keypoint q[i] (x, y, scale, angle) predicts a rotation, a scale and
-    where the target's centre lands; cells of `angle_bin` degrees, one octave, and a quarter of the
-    target's `size` (pixels) at that scale, each pair voting for the two nearest cells of angle, x
-    and y. Returns the rows of the pairs in that cell (an empty array for no pairs)."""
-    if len(t) == 0:
-        return np.empty(0, np.int64)
+def _similarity_cells(t: np.ndarray, q: np.ndarray, size: np.ndarray, group: np.ndarray,
+                      angle_bin: float = 30.0) -> np.ndarray:
+    """The pairs of each target's fullest cell of a Hough transform over similarities (Lowe 2004,
+    "Distinctive image features from scale-invariant keypoints", IJCV, section 7.3), for the pairs
+    of several targets at once: each pair of a target keypoint t[i] and a query keypoint q[i]
+    (x, y, scale, angle; P×4 float32) predicts a rotation, a scale and where its target's centre
+    lands; cells of `angle_bin` degrees, one octave, and a quarter of the target's size (size[i],
+    P float64 pixels: the target of pair i) at that scale, each pair voting for the two nearest
+    cells of angle, x and y. group: P int in [0, 1024), the target of each pair; a target's cells
+    are its own. Returns P bool: the pairs in their target's fullest cell (of equally full cells,
+    the one of lowest key)."""
+    pairs = len(t)
+    if pairs == 0:
+        return np.zeros(0, bool)
     scale = q[:, 2] / np.maximum(t[:, 2], 1e-6)
     turn = np.radians(q[:, 3] - t[:, 3])
-    offset = np.array([size, size], np.float32) / 2 - t[:, :2]  # to the target's centre
+    offset = size.astype(np.float32)[:, None] / 2 - t[:, :2]  # to the target's centre
     cx = q[:, 0] + scale * (np.cos(turn) * offset[:, 0] - np.sin(turn) * offset[:, 1])
     cy = q[:, 1] + scale * (np.sin(turn) * offset[:, 0] + np.cos(turn) * offset[:, 1])
     octave = np.floor(np.log2(scale) + 0.5).astype(np.int64)
@@ -260,10 +265,19 @@ def _similarity_cluster(t: np.ndarray, q: np.ndarray, size: float, angle_bin: fl
     mask = (1 << 21) - 1  # 21 bits a position cell (a wrap only at absurd distances)
     kx = (np.floor(x[None] + half).astype(np.int64) + (1 << 20)) & mask
     ky = (np.floor(y[None] + half).astype(np.int64) + (1 << 20)) & mask
-    kao = (ka * 64 + (np.clip(octave, -32, 31) + 32)) << 42  # 2×P: angle and octave
+    # 10 bits of target, 4 of angle and 6 of octave, 21 + 21 of position: 62 bits.
+    kao = ((np.asarray(group, np.int64) << 10) + ka * 64 + (np.clip(octave, -32, 31) + 32)) << 42  # 2×P
     keys = (kao[:, None, None] + (kx << 21)[None, :, None] + ky[None, None, :]).reshape(-1)  # 8·P, pair i at i mod P
-    _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
-    return np.unique(np.flatnonzero(inverse == counts.argmax()) % len(t))
+    cells, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    owner = cells >> 52  # each cell's target; the cells sorted by target, then key
+    order = np.lexsort((-counts, owner))  # stable: of equal counts, the lowest key first
+    firsts = order[np.r_[True, owner[order][1:] != owner[order][:-1]]]  # each target's fullest cell
+    fullest = np.full(int(owner.max()) + 1, -1, np.int64)
+    fullest[owner[firsts]] = firsts
+    votes = inverse == fullest[np.tile(np.asarray(group, np.int64), 8)]
+    chosen = np.zeros(pairs, bool)
+    chosen[np.flatnonzero(votes) % pairs] = True
+    return chosen
 
 
 def word_entry(vocabulary: Vocabulary, target) -> Tuple["sparse.csr_matrix", Tuple[np.ndarray, np.ndarray]]:
@@ -357,7 +371,7 @@ class WordIndex:
 
         The homography: with the keypoints' scales and angles, fitted (cv2.USAC_DEFAULT) to the
         pairs of the fullest cell of a Hough transform over the similarities each pair predicts
-        (_similarity_cluster(), Lowe 2004), then again to every pair it explains — a view's
+        (_similarity_cells(), Lowe 2004), then again to every pair it explains — a view's
         correct pairs can be 2 % of them (a blurred or small view: 9 of 434), too few for
         RANSAC's random samples of four, never too few to gather in one cell; without them
         (M×2 query keypoints, or an angle < 0), by USAC over every pair.
@@ -365,7 +379,9 @@ class WordIndex:
         query_words: M int (Vocabulary.quantize()); query_keypoints: M×2 or M×4+ float (x, y
         query pixels, scale pixels, angle degrees), row i for query_words[i]. Returns one score
         per target id: 0 for fewer than `min_pairs` pairs or no homography, -1 for a target
-        without layout or not in the index. Raises ValueError for other shapes."""
+        without layout or not in the index. All the targets' pairs are gathered and voted in one
+        pass (_similarity_cells()); only the homographies are fitted one target at a time.
+        Raises ValueError for other shapes, or query words outside [0, K)."""
         qw = np.asarray(query_words)
         qk = np.asarray(query_keypoints, np.float32)
         if qw.ndim != 1 or qk.ndim != 2 or qk.shape[1] < 2 or len(qw) != len(qk):
@@ -377,45 +393,77 @@ class WordIndex:
         _, inverse, counts = np.unique(qw, return_inverse=True, return_counts=True)
         keep = counts[inverse] <= max_per_word
         qw, qk = qw[keep], qk[keep]
-        scores = []
-        for target_id in target_ids:
-            layout = self._layouts.get(int(target_id))
-            if layout is None:
-                scores.append(-1)
+        scores = [-1] * len(target_ids)  # -1: no layout
+        rows = [i for i, t in enumerate(target_ids) if int(t) in self._layouts]
+        if not rows:
+            return scores
+        layouts = [self._layouts[int(target_ids[i])] for i in rows]
+        if len(rows) > 1024:  # _similarity_cells() keeps 10 bits of target
+            return [*self.spatial_scores(target_ids[:1024], query_words, query_keypoints, ransac_px, min_pairs,
+                                         max_per_word),
+                    *self.spatial_scores(target_ids[1024:], query_words, query_keypoints, ransac_px, min_pairs,
+                                         max_per_word)]
+        # Every candidate's pairs at once: its keypoints and the query's of the same word, in the
+        # candidates' order, each candidate's in its layout's order.
+        tw = np.concatenate([w for w, _ in layouts])
+        tk = np.concatenate([k for _, k in layouts]).astype(np.float32)
+        lengths = np.array([len(w) for w, _ in layouts])
+        owner = np.repeat(np.arange(len(rows)), lengths)  # the candidate of each layout row
+        # Each word's run of query rows, read from tables over the words (a search per layout row
+        # cost more: 32,000 rows a shard).
+        words, first, count = np.unique(qw, return_index=True, return_counts=True)
+        if len(words) and (words[0] < 0 or words[-1] >= self._size):
+            raise ValueError(f"spatial_scores: query words must be in [0, {self._size}), got {words[0]}..{words[-1]}")
+        lo_of, n_of = np.zeros(self._size, np.int32), np.zeros(self._size, np.int32)
+        lo_of[words], n_of[words] = first, count
+        lo, n = lo_of[tw], n_of[tw]
+        shared = np.flatnonzero(n)
+        runs = n[shared]
+        total = int(runs.sum())
+        t_rows = np.repeat(shared, runs)
+        q_rows = np.repeat(lo[shared] - (np.cumsum(runs) - runs), runs) + np.arange(total)  # each run's rows
+        group = owner[t_rows]
+        counts = np.bincount(group, minlength=len(rows))
+        ends = np.cumsum(counts)
+        if oriented:
+            starts = np.minimum(np.cumsum(lengths) - lengths, max(len(tk) - 1, 0))
+            extent = np.maximum.reduceat(tk[:, :2].max(axis=1), starts) if len(tk) else np.zeros(len(rows))
+            sizes = np.where(lengths > 0, extent, 0.0).astype(np.float64)  # each target's largest x or y
+            in_cell = _similarity_cells(tk[t_rows], qk[q_rows], sizes[group], group)
+        for c, i in enumerate(rows):
+            a, b = ends[c] - counts[c], ends[c]
+            if counts[c] < max(min_pairs, 4):
+                scores[i] = 0
                 continue
-            tw, tk = layout[0], layout[1].astype(np.float32)
-            lo = np.searchsorted(qw, tw, "left")
-            n = np.searchsorted(qw, tw, "right") - lo
-            shared = np.flatnonzero(n)
-            runs = n[shared]
-            pairs = int(runs.sum())
-            if pairs < max(min_pairs, 4):
-                scores.append(0)
-                continue
-            t_rows = np.repeat(shared, runs)
-            q_rows = np.repeat(lo[shared] - (np.cumsum(runs) - runs), runs) + np.arange(pairs)  # each run's rows
-            src, dst = tk[t_rows, :2], qk[q_rows, :2]
-            if oriented:
-                cell = _similarity_cluster(tk[t_rows], qk[q_rows], float(tk[:, :2].max()))
-                if len(cell) < 4:
-                    scores.append(0)
-                    continue
-                H, _ = cv2.findHomography(src[cell], dst[cell], cv2.USAC_DEFAULT, 1.5 * ransac_px, maxIters=200,
-                                          confidence=0.99)
-                explained = None if H is None else self._explained(H, src, dst, ransac_px)
-                if explained is not None and explained.sum() >= 4:  # again on every pair it explains
-                    H2, _ = cv2.findHomography(src[explained], dst[explained], cv2.USAC_DEFAULT, ransac_px,
-                                               maxIters=200, confidence=0.99)
-                    if H2 is not None:
-                        H, explained = H2, self._explained(H2, src, dst, ransac_px)
-            else:
-                H, mask = cv2.findHomography(src, dst, cv2.USAC_DEFAULT, ransac_px, maxIters=1000, confidence=0.99)
-                explained = None if H is None else mask.ravel() > 0
-            if H is None or np.linalg.det(H[:2, :2]) <= 0:  # no fit, or a mirrored one
-                scores.append(0)
-                continue
-            scores.append(int(np.unique(q_rows[explained]).size))
+            src, dst = tk[t_rows[a:b], :2], qk[q_rows[a:b], :2]
+            cell = np.flatnonzero(in_cell[a:b]) if oriented else None
+            explained = self._consistent(src, dst, cell, ransac_px)
+            scores[i] = 0 if explained is None else int(np.unique(q_rows[a:b][explained]).size)
         return scores
+
+    def _consistent(self, src: np.ndarray, dst: np.ndarray, cell: Optional[np.ndarray],
+                    ransac_px: float) -> Optional[np.ndarray]:
+        """spatial_scores()' homography for one target's pairs (src target pixels, dst query
+        pixels, P×2): fitted to the pairs of its Hough cell (`cell`, rows of src), then again to
+        every pair it explains; with `cell` None, to every pair. Returns the P bool pairs it
+        explains within `ransac_px`, or None for no fit or a mirrored one."""
+        if cell is not None:
+            if len(cell) < 4:
+                return None
+            H, _ = cv2.findHomography(src[cell], dst[cell], cv2.USAC_DEFAULT, 1.5 * ransac_px, maxIters=200,
+                                      confidence=0.99)
+            explained = None if H is None else self._explained(H, src, dst, ransac_px)
+            if explained is not None and explained.sum() >= 4:  # again on every pair it explains
+                H2, _ = cv2.findHomography(src[explained], dst[explained], cv2.USAC_DEFAULT, ransac_px,
+                                           maxIters=200, confidence=0.99)
+                if H2 is not None:
+                    H, explained = H2, self._explained(H2, src, dst, ransac_px)
+        else:
+            H, mask = cv2.findHomography(src, dst, cv2.USAC_DEFAULT, ransac_px, maxIters=1000, confidence=0.99)
+            explained = None if H is None else mask.ravel() > 0
+        if H is None or np.linalg.det(H[:2, :2]) <= 0:  # no fit, or a mirrored one
+            return None
+        return explained
 
     @property
     def _word_type(self):

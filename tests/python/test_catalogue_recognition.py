@@ -347,6 +347,11 @@ def test_spatial_scores_count_the_word_matches_one_homography_explains(catalogue
         assert abs(index.spatial_scores([1000 + i], words, keypoints[:, :2])[0] - shown) <= 5, CATALOGUE[i]
         shuffled = np.random.default_rng(1).permutation(keypoints)
         assert index.spatial_scores([1000 + i], words, shuffled)[0] < 15, CATALOGUE[i]  # 0-6
+        # All the targets are voted in one pass, each in cells of its own: as each scored alone;
+        # an id without a layout between them answers -1 in its place.
+        alone = [index.spatial_scores([t], words, keypoints)[0] for t in ids]
+        assert [scores.get(t, shown) for t in ids] == alone, CATALOGUE[i]
+        assert index.spatial_scores([ids[1], 999, ids[0]], words, keypoints) == [alone[1], -1, alone[0]]
     index.save(str(tmp_path / "words.npz"))
     loaded = WordIndex.load(str(tmp_path / "words.npz"))
     assert loaded.spatial_scores(ids, words, keypoints) == index.spatial_scores(ids, words, keypoints)
@@ -363,6 +368,8 @@ def test_spatial_scores_count_the_word_matches_one_homography_explains(catalogue
         plain.add_targets([4], [entries[0][0]], [(np.array([16384]), np.zeros((1, 4)))])
     with pytest.raises(ValueError, match="spatial_scores: expected M query words"):
         index.spatial_scores(ids, np.zeros(3, np.int32), np.zeros((2, 2)))
+    with pytest.raises(ValueError, match=r"query words must be in \[0, 16384\)"):
+        index.spatial_scores(ids, np.array([1, 16384]), np.zeros((2, 2)))
     with np.load(tmp_path / "words.npz") as z:
         arrays = dict(z)
     np.savez(tmp_path / "bad.npz", **dict(arrays, layout_counts=arrays["layout_counts"][:-1]))
@@ -436,6 +443,17 @@ def test_a_words_catalogue_is_built_served_and_changed_live(tmp_path):
     assert not gone["verified"] and gone["target"] is None and gone["inliers"] == 0
     assert shard.info()["models_in_memory"] == 1
     assert shard.verify([3], keypoints, descriptors)[0]["inliers"] == held["inliers"]  # read again: the same
+    # The matcher on the GPU (llvmpipe here) and on the CPU: the same verification within a few
+    # pairs (the GPU's distances are quantised); "auto" takes the CPU's on a software rasteriser.
+    on = {kind: Shard(catalogue.shard_folder(0), vocabulary=catalogue.vocabulary_path, matcher=kind)
+          for kind in ("gpu", "cpu", "auto")}
+    results = {kind: sh.verify([3], keypoints, descriptors)[0] for kind, sh in on.items()}
+    assert all(r["verified"] and abs(r["inliers"] - held["inliers"]) <= 3 for r in results.values()), results
+    assert type(on["gpu"]._matcher).__name__ == "GpuMatcher" and type(on["cpu"]._matcher).__name__ == "CpuMatcher"
+    auto = "CpuMatcher" if nft.GpuContext.default().software_renderer else "GpuMatcher"
+    assert type(on["auto"]._matcher).__name__ == auto
+    with pytest.raises(ValueError, match="matcher: expected one of auto, cpu, gpu, got 'tpu'"):
+        Shard(catalogue.shard_folder(0), vocabulary=catalogue.vocabulary_path, matcher="tpu")
     os.remove(os.path.join(catalogue.shard_folder(0), "models", "3.nftm"))
     with pytest.raises(FileNotFoundError, match=r"3.nftm: no such file \(the model of target 3"):
         Shard(catalogue.shard_folder(0), vocabulary=catalogue.vocabulary_path)

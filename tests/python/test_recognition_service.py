@@ -154,6 +154,14 @@ def test_the_shards_are_served_by_two_worker_processes(service):
     where = {s["where"] for s in shards}
     assert len(where) == 2, f"both shards in one worker: {shards}"
     assert all(not w.endswith(f":{proc.pid}") for w in where), "a shard is in the front's process, not a worker's"
+    # Each worker runs with glibc's allocator set for the service (cli.WORKER_MALLOC), not with
+    # Dask's MALLOC_TRIM_THRESHOLD_=65536, which halves the speed of a verification.
+    from nft_recognition.cli import WORKER_MALLOC
+
+    for w in where:
+        environ = dict(v.split("=", 1) for v in open(f"/proc/{w.rsplit(':', 1)[1]}/environ").read().split("\0") if "=" in v)
+        assert {k: environ.get(k) for k in WORKER_MALLOC} == {k: str(v) for k, v in WORKER_MALLOC.items()}, w
+        assert environ.get("OMP_NUM_THREADS") == "1", w  # Dask's own variables are kept
 
 
 @pytest.mark.parametrize("name, target_id, shard", [("home.jpg", 7, 0), ("graf1.png", 1, 0), ("box.png", 2, 1),
