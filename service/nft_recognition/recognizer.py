@@ -1,5 +1,5 @@
-"""Recognition over a catalogue served by a Dask cluster (distributed): the shards are actors on
-the cluster's workers, a query fans out to all of them, and the shortlisted targets are verified
+"""Recognition over a catalogue served by a Dask cluster (distributed): the shards live on the
+cluster's workers (each worker's shards one actor, shard.ShardGroup), a query fans out to all of them, and the shortlisted targets are verified
 on the workers that hold them. Dask's scheduler runs the tasks and actors; nothing here queues,
 routes or schedules work of its own.
 
@@ -25,8 +25,19 @@ import numpy as np
 from .catalogue import Catalogue
 from .catalogue_index import DEFAULT_NPROBE, Vote, merge_nearest, votes_of
 from .features import describe_image
-from .shard import DEFAULT_MODEL_CACHE, MATCHERS, Shard
+from .shard import DEFAULT_MODEL_CACHE, MATCHERS, ShardGroup
 from .words import DEFAULT_MIN_SPATIAL, DEFAULT_RERANK_DEPTH, Vocabulary
+
+
+class _ShardHandle:
+    """One shard of a worker's ShardGroup actor, called as the shard itself: handle.info() is
+    group.call(shard, "info") (a Dask ActorFuture; .result() waits for it)."""
+
+    def __init__(self, group, shard: int) -> None:
+        self._group, self._shard = group, shard
+
+    def __getattr__(self, method: str):
+        return lambda *args: self._group.call(self._shard, method, *args)
 
 
 @dataclasses.dataclass
@@ -47,11 +58,12 @@ class Recognition:
 
 
 class Recognizer:
-    """Recognizer(client, catalogue): loads every shard of `catalogue` (a complete Catalogue) as
-    an actor on the client's cluster, shard s on worker s mod W (Dask's `workers=` placement), and
-    answers queries.
+    """Recognizer(client, catalogue): loads every shard of `catalogue` (a complete Catalogue) on
+    the client's cluster, shard s on worker s mod W (Dask's `workers=` placement), each worker's
+    shards one actor (ShardGroup: a query reaches each worker once), and answers queries;
+    `shards[s]` calls shard s's methods (Shard) on its worker.
 
-    ratio:          Lowe's ratio test of verification (nft.GpuMatcher).
+    ratio:          Lowe's ratio test of verification.
     shortlist_ratio: the votes' ratio test across targets (votes_of()); 1 = every descriptor votes
                     for its nearest target. A catalogue whose targets share content (two crops of
                     one page, a logo on many) loses the shared descriptors' votes to a stricter
@@ -95,11 +107,19 @@ class Recognizer:
         vocabulary = catalogue.vocabulary_path if catalogue.uses_words else None
         if matcher not in MATCHERS:  # here, not on a worker: the message reaches the caller as it is
             raise ValueError(f"matcher: expected one of {', '.join(MATCHERS)}, got {matcher!r}")
-        futures = [client.submit(Shard, catalogue.shard_folder(s), nprobe, vocabulary, model_cache, matcher, actor=True,
-                                 workers=[workers[s % len(workers)]], allow_other_workers=False, pure=False)
-                   for s in range(catalogue.shards)]
-        self.shards = [f.result() for f in futures]
+        # Shard s on worker s mod W; each worker's shards one actor (ShardGroup), so a query reaches
+        # each worker once.
+        placed: Dict[str, List[int]] = {}
+        for s in range(catalogue.shards):
+            placed.setdefault(workers[s % len(workers)], []).append(s)
+        futures = [client.submit(ShardGroup, [(s, catalogue.shard_folder(s)) for s in shards], nprobe, vocabulary,
+                                 model_cache, matcher, actor=True, workers=[worker], allow_other_workers=False,
+                                 pure=False)
+                   for worker, shards in placed.items()]
+        self.groups = [f.result() for f in futures]
         self._futures = futures  # the actors live as long as their futures
+        self._group_of = {s: g for g, shards in enumerate(placed.values()) for s in shards}
+        self.shards = [_ShardHandle(self.groups[self._group_of[s]], s) for s in range(catalogue.shards)]
         self._lock = threading.Lock()
         self._owner: Dict[int, int] = {}
         self._names: Dict[str, int] = {}
@@ -143,7 +163,8 @@ class Recognizer:
         if self.vocabulary is not None:
             votes = self._word_shortlist(voters, keypoints[:len(voters)])
         else:
-            parts = [f.result() for f in [a.nearest(voters) for a in self.shards]]
+            answers = {s: n for f in [g.nearest(voters) for g in self.groups] for s, n in f.result().items()}
+            parts = [answers[s] for s in sorted(answers)]
             votes = votes_of(merge_nearest(parts), self.max_candidates, self.shortlist_ratio, self.min_votes)
         shortlisted = time.perf_counter()
         by_shard: Dict[int, List[Vote]] = {}
@@ -151,13 +172,17 @@ class Recognizer:
             s = self._owner.get(v.target_id)
             if s is not None:  # a target removed since the index answered is skipped
                 by_shard.setdefault(s, []).append(v)
-        # One call per shard with all its candidates: the query travels to each shard once.
-        checks = [(s, vs, self.shards[s].verify([v.target_id for v in vs], keypoints, descriptors, self.ratio))
-                  for s, vs in by_shard.items()]
+        # One call per worker with all its shards' candidates: the query travels to each worker once.
+        by_group: Dict[int, Dict[int, List[int]]] = {}
+        for s, vs in by_shard.items():
+            by_group.setdefault(self._group_of[s], {})[s] = [v.target_id for v in vs]
+        checks = [self.groups[g].verify(candidates, keypoints, descriptors, self.ratio)
+                  for g, candidates in by_group.items()]
+        results = {s: r for f in checks for s, r in f.result().items()}
         best, best_key = None, None
         rank = {v.target_id: i for i, v in enumerate(votes)}
-        for s, vs, f in checks:
-            for v, result in zip(vs, f.result()):
+        for s, vs in by_shard.items():
+            for v, result in zip(vs, results[s]):
                 # Most inliers over most of the target: a target that shares the view's content only
                 # in part (an overlapping crop of one page) has fewer inliers, over less of itself.
                 # On the 10,000-target benchmark, 74 → 78 % and 72 → 79 % recall@1 against inliers alone.
@@ -184,7 +209,7 @@ class Recognizer:
         words = self.vocabulary.quantize(descriptors)
         query = self.vocabulary.vector_of_words(words)
         keypoints = np.ascontiguousarray(np.asarray(keypoints, np.float32)[:, :4])  # x, y[, scale, angle]
-        parts = [a.shortlist_words(query, words, keypoints, self.rerank_depth) for a in self.shards]
+        parts = [g.shortlist_words(query, words, keypoints, self.rerank_depth) for g in self.groups]
         scored = [x for f in parts for x in f.result()]
         scored = [x for x in scored if x[2] < 0 or x[2] >= self.min_spatial]
         scored.sort(key=lambda x: (-x[2], -x[1], x[0]))

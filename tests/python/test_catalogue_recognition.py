@@ -430,6 +430,17 @@ def test_a_words_catalogue_is_built_served_and_changed_live(tmp_path):
         assert sum(10 in ids for ids in held) == 1
         assert recognizer.remove_target(entry["id"])
         assert recognizer.recognize(keypoints, descriptors).target is None
+        assert len(recognizer.groups) == 2  # one actor a worker, here one shard each
+    # One worker: both shards in one actor (ShardGroup), reached once a query, answering as two.
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        recognizer = Recognizer(client, catalogue)
+        assert len(recognizer.groups) == 1 and [i["targets"] for i in recognizer.info()] == [5, 4]
+        (keypoints, descriptors), quad = view_of("building.jpg")
+        r = recognizer.recognize(keypoints, descriptors)
+        assert r.target["name"] == "building" and np.abs(np.array(r.quad) - quad).max() < 5, r
+        assert {t for t, _ in r.shortlist} <= set(range(1, 10)) and len(r.shortlist) == 3
+        assert recognizer.target(r.target["id"])["name"] == "building"
     # A shard verifies its candidates in one call; one it no longer holds is answered as not verified.
     from nft_recognition.shard import Shard
 
