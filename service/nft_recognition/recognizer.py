@@ -1,7 +1,7 @@
 """Recognition over a catalogue served by a Dask cluster (distributed): the shards live on the
-cluster's workers (each worker's shards one actor, shard.ShardGroup), a query fans out to all of them, and the shortlisted targets are verified
-on the workers that hold them. Dask's scheduler runs the tasks and actors; nothing here queues,
-routes or schedules work of its own.
+cluster's workers (each worker's shards one actor, shard.ShardGroup), a query fans out to all of
+them, and the shortlisted targets are verified on the workers that hold them. Dask's scheduler
+runs the tasks and actors; nothing here queues, routes or schedules work of its own.
 
     query keypoints + descriptors ──► every shard: nearest() ──► merge_nearest() ──► votes_of()
         ──► the shortlisted targets' shards: verify() ──► the verified target of most inliers · √coverage

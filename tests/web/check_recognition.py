@@ -9,7 +9,7 @@ the next frame on (every later frame found, one request made), its corners withi
 native nft_replay's on the same frames (a model from the catalogue against one trained from the
 image: measured 0.04 px); a wrong token's 401 and an unreachable service's failure are kept
 as RecognitionErrors (status 401 on each of two frames, and 0) and nothing is added; the rate limit leaves one request
-for five blank frames; a corrupt model is refused naming its size."""
+for five blank frames; a corrupt model is refused naming it and what is wrong."""
 
 import argparse
 import json
