@@ -234,6 +234,21 @@ PyMatches toMatches(const std::vector<det::Match>& matches) {
   return out;
 }
 
+/// nearest()'s answer of both matchers: (target int32 (N,), distance float32 (N,), second_distance float32 (N,)).
+py::tuple nearestTuple(const std::vector<det::Match>& matches) {
+  const PyMatches r = toMatches(matches);
+  return py::make_tuple(r.target, r.distance, r.secondDistance);
+}
+
+/// match()'s options of both matchers. Raises ValueError for a ratio outside (0, 1].
+det::MatchOptions matchOptions(float ratio, bool crossCheck) {
+  if (!(ratio > 0.0f && ratio <= 1.0f)) valueError("ratio: expected a number in (0, 1], got " + std::to_string(ratio));
+  det::MatchOptions o;
+  o.ratio = ratio;
+  o.crossCheck = crossCheck;
+  return o;
+}
+
 class PyGpuMatcher {
  public:
   PyGpuMatcher(const std::optional<ContextPtr>& context, int maxQueries, bool forceRgba8, bool drawBuffers)
@@ -273,16 +288,11 @@ class PyGpuMatcher {
   }
 
   py::tuple nearest(const py::object& queries) {
-    const std::vector<det::Match> m = run(queries, "GpuMatcher.nearest", [&](const cv::Mat& q) { return matcher_->nearest(q); });
-    const PyMatches r = toMatches(m);
-    return py::make_tuple(r.target, r.distance, r.secondDistance);
+    return nearestTuple(run(queries, "GpuMatcher.nearest", [&](const cv::Mat& q) { return matcher_->nearest(q); }));
   }
 
   PyMatches match(const py::object& queries, float ratio, bool crossCheck) {
-    det::MatchOptions o;
-    o.ratio = ratio;
-    o.crossCheck = crossCheck;
-    if (!(ratio > 0.0f && ratio <= 1.0f)) valueError("ratio: expected a number in (0, 1], got " + std::to_string(ratio));
+    const det::MatchOptions o = matchOptions(ratio, crossCheck);
     return toMatches(run(queries, "GpuMatcher.match", [&](const cv::Mat& q) { return matcher_->match(q, o); }));
   }
 
@@ -331,14 +341,10 @@ class PyCpuMatcher {
     });
   }
   py::tuple nearest(const py::object& queries) {
-    const PyMatches r = toMatches(run(queries, "CpuMatcher.nearest", [&](const cv::Mat& q) { return matcher_.nearest(q); }));
-    return py::make_tuple(r.target, r.distance, r.secondDistance);
+    return nearestTuple(run(queries, "CpuMatcher.nearest", [&](const cv::Mat& q) { return matcher_.nearest(q); }));
   }
   PyMatches match(const py::object& queries, float ratio, bool crossCheck) {
-    det::MatchOptions o;
-    o.ratio = ratio;
-    o.crossCheck = crossCheck;
-    if (!(ratio > 0.0f && ratio <= 1.0f)) valueError("ratio: expected a number in (0, 1], got " + std::to_string(ratio));
+    const det::MatchOptions o = matchOptions(ratio, crossCheck);
     return toMatches(run(queries, "CpuMatcher.match", [&](const cv::Mat& q) { return matcher_.match(q, o); }));
   }
   int targetCount() const { return matcher_.targetCount(); }

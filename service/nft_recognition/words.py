@@ -393,16 +393,16 @@ class WordIndex:
         _, inverse, counts = np.unique(qw, return_inverse=True, return_counts=True)
         keep = counts[inverse] <= max_per_word
         qw, qk = qw[keep], qk[keep]
+        if len(target_ids) > 1024:  # _similarity_cells() keeps 10 bits of target
+            return [*self.spatial_scores(target_ids[:1024], query_words, query_keypoints, ransac_px, min_pairs,
+                                         max_per_word),
+                    *self.spatial_scores(target_ids[1024:], query_words, query_keypoints, ransac_px, min_pairs,
+                                         max_per_word)]
         scores = [-1] * len(target_ids)  # -1: no layout
         rows = [i for i, t in enumerate(target_ids) if int(t) in self._layouts]
         if not rows:
             return scores
         layouts = [self._layouts[int(target_ids[i])] for i in rows]
-        if len(rows) > 1024:  # _similarity_cells() keeps 10 bits of target
-            return [*self.spatial_scores(target_ids[:1024], query_words, query_keypoints, ransac_px, min_pairs,
-                                         max_per_word),
-                    *self.spatial_scores(target_ids[1024:], query_words, query_keypoints, ransac_px, min_pairs,
-                                         max_per_word)]
         # Every candidate's pairs at once: its keypoints and the query's of the same word, in the
         # candidates' order, each candidate's in its layout's order.
         tw = np.concatenate([w for w, _ in layouts])
