@@ -61,6 +61,30 @@ constexpr int kMaxBlurTaps = 128;
 // How far (frame pixels) the pose must move in a blurred frame before the streaks are predicted
 // again from where it went (refine(), step 4b).
 constexpr double kReblurPx = 2.0;
+// The streak each sample is blurred along, as a fraction of exposure × its predicted velocity.
+// The second-order backward difference overshoots a hand's shake: on a 10-frame (3 Hz at 30 fps)
+// oscillation it gives 1.12 × the velocity (|1.5 − 2e^(−iω) + 0.5e^(−2iω)| / ω at ω = 2π/10),
+// and the motion_blur presets' estimates were 1.12 × the true velocity (median, the can and the
+// cup at 1280 × 720); a streak predicted too long pulls the alignment along it to where the frame
+// correlates a little better with the over-blurred label (the can's motion_blur at 1280 × 720: 9
+// of its 27 frames beyond 5 px were within it before the refinement). Measured within 5 px
+// (nft_eval tracking --geometry, docs/curved_targets.md): 1.0 → 0.8 took the can's and the cup's
+// motion_blur at 1280 × 720 from 91.0 / 93.7 to 93.0 / 95.0 % and the cup's unconstrained at
+// 640 × 480 from 94.7 to 95.0 %; 0.7 gave 91.7 / 94.7 %. A first-order velocity (no
+// overshoot, but half a frame late) gave 88.0 % on the can, a damped second-order term
+// (1.25, −1.5, 0.25) 90.7 %.
+constexpr double kStreakFraction = 0.8;
+// A move of more than kFreeShiftPx frame pixels that ends correlating under kWellCorrelated is
+// taken only when the correlation rose by at least kGainPerShiftPx per pixel of it (refine(), step
+// 5): under a long blur the alignment slides along the streak to where the frame correlates a
+// hair better (the motion_blur can at 1280 × 720 with kStreakFraction: 5 of its 21 frames beyond
+// 5 px were within it before a refinement that moved 13–29 px for a gain of 0.002–0.062 and ended
+// at 0.81–0.91; the moves over 8 px it rightly took gained 0.045–0.49, at least 0.0024 a pixel,
+// or ended at 0.95–0.97). With it, that row 93.0 → 94.3 % within 5 px, the 640 × 480 one 98.7 →
+// 99.0 %, the other 30 rows the same.
+constexpr double kFreeShiftPx = 8.0;
+constexpr double kWellCorrelated = 0.93;
+constexpr double kGainPerShiftPx = 0.002;
 
 /// A pose as R and t (X_camera = R·X + t).
 struct View {
@@ -288,7 +312,7 @@ struct CurvedRefiner::Impl {
         const cv::Point2d q1 = project(K, X1);
         cv::Point2d velocity = q - q1;
         if (beforeThat) velocity += 0.5 * (velocity - (q1 - project(K, beforeThat->camera(s.X))));
-        const cv::Point2d f = motion->exposure * velocity;  // frame pixels
+        const cv::Point2d f = kStreakFraction * motion->exposure * velocity;  // frame pixels
         const cv::Vec2d streak((M(1, 1) * f.x - M(0, 1) * f.y) / det, (-M(1, 0) * f.x + M(0, 0) * f.y) / det);
         const double length = cv::norm(streak);
         if (length >= alignment::kMinStreakPx && std::isfinite(length)) {
@@ -494,6 +518,10 @@ CurvedRefinement CurvedRefiner::refine(const cv::Mat& frame, const CameraCalibra
   // start's correlation; with this check 87.7 -> 92.0 % of its frames within 5 px, 97.3 -> 98.3 %
   // at 640 × 480, where refusing only moves over 2 px gave 94.7 %).
   if (out.correlation < out.startCorrelation) return out;
+  // Nor a long move that the frame barely confirms (kGainPerShiftPx).
+  if (out.shiftPx > kFreeShiftPx && out.correlation < kWellCorrelated &&
+      out.correlation - out.startCorrelation < kGainPerShiftPx * out.shiftPx)
+    return out;
   out.pose = refined;
   out.pose->inliers = pose.inliers;
   return out;

@@ -26,7 +26,9 @@
 // 3. blur:    with the poses of the frames before (CurvedMotion), each sample is compared blurred
 //             along the streak its point sweeps during the exposure (its velocity at the frame's
 //             time × the exposure, carried into label pixels by the surface's local map), as the
-//             flat refiner and the tracking lanes blur their templates (Klein and Murray, ECCV 2008);
+//             flat refiner and the tracking lanes blur their templates (Klein and Murray, ECCV 2008),
+//             shortened to 0.8 of it: the velocity from the poses before overshoots a shaking hand's
+//             (curved_refiner.cpp, kStreakFraction);
 // 4. iterate: at that level for a few iterations (a start about a pixel off converges there),
 //             else coarse to fine from two levels up, until the label's points in view move less
 //             than 0.05 px a step; in a blurred frame, when the pose moved more than 2 px, the
@@ -37,8 +39,10 @@
 //             minCorrelation and the points in view moved at most maxShiftPx, or at most
 //             confirmedShiftFactor (3) times that when the correlation ended at least
 //             confirmingGain (0.15) above the start's (withinShiftLimit: the frame confirms the
-//             move; a lane's pose in a frame blurred by a fast shake is 20-40 px off); and not
-//             correlating worse than the start.
+//             move; a lane's pose in a frame blurred by a fast shake is 20-40 px off); not
+//             correlating worse than the start; and a move over 8 px that ends correlating under
+//             0.93 only when the correlation rose by 0.002 per pixel of it (under a long blur the
+//             alignment can slide along the streak for a hair's more correlation).
 // Distortion is not modelled (the curved tracking lane's templates have none either).
 #include <memory>
 #include <optional>
