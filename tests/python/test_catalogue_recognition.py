@@ -352,6 +352,11 @@ def test_spatial_scores_count_the_word_matches_one_homography_explains(catalogue
         alone = [index.spatial_scores([t], words, keypoints)[0] for t in ids]
         assert [scores.get(t, shown) for t in ids] == alone, CATALOGUE[i]
         assert index.spatial_scores([ids[1], 999, ids[0]], words, keypoints) == [alone[1], -1, alone[0]]
+        # More than 1,024 targets (10 bits of target in a Hough cell's key): scored in parts, each as
+        # alone (2,100 in one part would carry the target past the key's 63 bits).
+        copies = WordIndex(vocabulary.size)
+        copies.add_targets(list(range(2100)), [entries[i][0]] * 2100, [entries[i][1]] * 2100)
+        assert copies.spatial_scores(list(range(2100)), words, keypoints) == [shown] * 2100, CATALOGUE[i]
     index.save(str(tmp_path / "words.npz"))
     loaded = WordIndex.load(str(tmp_path / "words.npz"))
     assert loaded.spatial_scores(ids, words, keypoints) == index.spatial_scores(ids, words, keypoints)
