@@ -258,7 +258,8 @@ struct Tracker::Impl {
 
   /// Detection (optionally refined by the tracking lane) into `r`; true when found. With `near`
   /// (where the target was last seen or predicted) and regionDetection on, the detection first
-  /// looks in the region around it (cheaper), then in the whole frame.
+  /// looks in the region around it (cheaper), then in the whole frame; a curved target's first
+  /// at the scales `near` shows it, over the whole frame, then with no scale known.
   bool detect(TrackResult& r, const std::optional<cv::Matx33d>& near = std::nullopt) {
     std::optional<Detection> d;
     r.timings.detection = {};
@@ -269,6 +270,22 @@ struct Tracker::Impl {
         addDetection(r.timings.detection, detectionLane->lastTimings());
         r.detectedInRegion = d.has_value();
       }
+    // A curved target near its last pose: the whole frame (the constructor's reason), at the scales
+    // that pose shows the label, whose scale-consistent matches need only nearMinInliers; a
+    // detection under minInliers is taken only when the tracking lane confirms it from its pose.
+    // Right after a fast shake the blurred label gives 14-19 inliers there; whole-frame detection
+    // finds it frames later (issue 47, the can's unconstrained preset at 1280 × 720).
+    std::optional<TrackedTarget> refined;
+    if (near && curved) {
+      d = detectionLane->detect(detectionFrame.empty() ? gray : detectionFrame, cv::Rect(cv::Point(), frameSize),
+                                *near);
+      addDetection(r.timings.detection, detectionLane->lastTimings());
+      if (d && d->inliers < options.detection.minInliers) {
+        if (curvedLane) refined = refineCurved(r, *d);
+        if (!refined) d.reset();
+      }
+      r.detectedInRegion = d.has_value();
+    }
     if (!d) {
       d = detectionLane->detect(detectionFrame.empty() ? gray : detectionFrame);
       addDetection(r.timings.detection, detectionLane->lastTimings());
@@ -278,13 +295,8 @@ struct Tracker::Impl {
       return false;
     }
     framesSinceDetection = 0;
-    if (curvedLane && options.refineDetections) {
-      buildPyramid(r);
-      CurvedTrackingPrior prior;
-      prior.predicted = d->pose;
-      prior.blurExposure = 0;  // no motion known
-      std::optional<TrackedTarget> refined = curvedLane->track(*pyramid, prior);
-      add(r.timings.tracking, curvedLane->lastTimings());
+    if (curvedLane && (refined || options.refineDetections)) {
+      if (!refined) refined = refineCurved(r, *d);
       if (refined) {
         fill(r, *refined);
         return true;
@@ -293,7 +305,7 @@ struct Tracker::Impl {
       if (!options.trackingEnabled) buildPyramid(r);
       TrackingPrior prior;
       prior.predicted = d->homography;
-      std::optional<TrackedTarget> refined = follow(prior, r);
+      refined = follow(prior, r);
       if (refined) {
         fill(r, *refined);
         return true;
@@ -309,6 +321,17 @@ struct Tracker::Impl {
     r.inlierTargetPoints.clear();
     r.inlierFramePoints.clear();
     return true;
+  }
+
+  /// The curved tracking lane started from detection `d`'s pose (no motion known: no blur).
+  std::optional<TrackedTarget> refineCurved(TrackResult& r, const Detection& d) {
+    buildPyramid(r);
+    CurvedTrackingPrior prior;
+    prior.predicted = d.pose;
+    prior.blurExposure = 0;
+    std::optional<TrackedTarget> refined = curvedLane->track(*pyramid, prior);
+    add(r.timings.tracking, curvedLane->lastTimings());
+    return refined;
   }
 
   /// A curved target's frame: the lane from the constant-velocity prediction of its last poses,
@@ -365,7 +388,9 @@ struct Tracker::Impl {
                                    : "tracking lost: " + lost;
       return false;
     }
-    const bool found = detect(r);
+    // In the frame of a loss and the retrackLostFrames after it, first near the last pose.
+    const bool recent = lastFound && framesLost <= options.retrackLostFrames;
+    const bool found = detect(r, recent ? lastFound : std::nullopt);
     if (found) r.state = TrackerState::Detecting;
     if (wasTracked) r.rejection = found ? "tracking lost: " + lost : "tracking lost: " + lost + "; detection: " + r.rejection;
     return found;

@@ -35,7 +35,10 @@
 // tracking lane (tracker/curved_tracking_lane.h) in its frame, then followed by that lane from the
 // constant-velocity prediction of its last two poses, the last pose searched over maxSearchPx when
 // the prediction fails, and for retrackLostFrames frames after a loss from where it was lost over
-// recoverySearchPx; then the detection lane. redetectEvery and regionDetection do not apply to it.
+// recoverySearchPx; then the detection lane, which in the frame of a loss and the retrackLostFrames
+// after it first searches the whole frame at the scales of the last pose (its inlier floor
+// nearMinInliers, a detection under minInliers taken only when the tracking lane confirms it),
+// then with no scale known. redetectEvery and regionDetection do not apply to it.
 // Its TrackResult::outline is the label's visible edges and the body's silhouette.
 //
 // On the POT-style presets of apps/replay/synthetic_presets.h (640×480, 300 frames, exact ground
@@ -117,7 +120,9 @@ struct TrackerOptions {
   /// For this many frames after a loss (>= 0), the tracking lane first tries again from the last
   /// homography found, before the detection lane runs: after a blank or blurred frame or a brief
   /// occlusion the target is usually still where it was, and the tracking lane also follows it
-  /// through views the detection lane cannot find (tmt_bookI's far-tilted frames).
+  /// through views the detection lane cannot find (tmt_bookI's far-tilted frames). For a curved
+  /// target these frames (and the frame of the loss) are also those whose detection first
+  /// searches at the last pose's scales (see Tracker).
   int retrackLostFrames = 5;
   /// After a loss (in the frame of the loss and the regionSearchFrames after it) the detection
   /// lane first looks only in the region around the target's last or predicted place
@@ -183,7 +188,8 @@ struct TrackResult {
   /// Why the target was not found (or why tracking was lost, when a detection then found it).
   std::string rejection;
   /// True when the detection lane found the target in the region around its last or predicted
-  /// place (TrackerOptions::regionDetection), without the whole-frame detection.
+  /// place (TrackerOptions::regionDetection), without the whole-frame detection; for a curved
+  /// target, when it found it at the scales of its last pose (after a loss, see Tracker).
   bool detectedInRegion = false;
   TrackerTimings timings;
 };

@@ -17,12 +17,14 @@
 #include <opencv2/imgproc.hpp>
 
 #include "config/config.h"
+#include "detection/label_view.h"
 #include "detection/target_database.h"
 #include "detection/vocabulary.h"
 #include "gpu/gpu_test.h"
 #include "nft/session.h"
 #include "session/pipeline_options.h"
 #include "session/target_loader.h"
+#include "support/can_label.h"
 #include "support/synchronous_session.h"
 #include "synthetic/multi_target_sequence.h"
 #include "synthetic/synthetic_sequence.h"
@@ -154,6 +156,50 @@ TEST_F(RegionDetectionTest, LongAfterALossTheTrackerStillLooksNearTheLastPoseFir
   EXPECT_FALSE(whole.detectedInRegion);
   options.regionSearchFrames = -1;
   EXPECT_THROW(Tracker(caps(), model, defaultCalibration(sequence.frameSize()), options), std::invalid_argument);
+}
+
+TEST_F(RegionDetectionTest, ACurvedLabelIsSearchedAtItsLastPosesScaleFirst) {
+  // Issue 47: a can's label, after a loss, is searched over the whole frame at the scales of its
+  // last pose (DetectionLane::detect(frame, region, near) with the frame as the region), whose
+  // inlier floor is nearMinInliers; under minInliers a detection is taken only when the tracking
+  // lane confirms it from its pose. Past retrackLostFrames only the plain whole-frame search runs.
+  const testing::CanLabel can = testing::makeCanLabel();
+  const detection::LabelCamera camera = testing::canCameraAt(can, -5);
+  const cv::Mat frame = detection::renderLabel(can.model.image, can.surface, camera, nullptr, nullptr, 110);
+  const cv::Mat blank(frame.size(), frame.type(), cv::Scalar::all(110));
+  TrackerOptions options;
+  options.trackingEnabled = false;  // a detection in every frame: each one after a found frame
+  Tracker tracker(caps(), can.model, can.calibration, options);
+  const TrackResult first = tracker.track(frame);
+  ASSERT_TRUE(first.found) << first.rejection;
+  EXPECT_FALSE(first.detectedInRegion) << "no pose known before";
+  const TrackResult next = tracker.track(frame);
+  ASSERT_TRUE(next.found) << next.rejection;
+  EXPECT_TRUE(next.detectedInRegion);
+  EXPECT_LT(testing::rotationErrorDeg(next.pose, camera), 1.0);
+  for (int i = 0; i <= options.retrackLostFrames; ++i) EXPECT_FALSE(tracker.track(blank).found);
+  const TrackResult late = tracker.track(frame);
+  ASSERT_TRUE(late.found) << late.rejection;
+  EXPECT_FALSE(late.detectedInRegion) << "searched at the last pose's scale past retrackLostFrames";
+
+  // A floor the whole-frame search cannot reach (about 100 inliers here): the label is found only
+  // at the last pose's scale, where nearMinInliers holds, and only as the tracking lane confirms.
+  options.detection.minInliers = 1000;
+  Tracker strict(caps(), can.model, can.calibration, options);
+  const TrackResult whole = strict.track(frame);
+  EXPECT_FALSE(whole.found);
+  EXPECT_NE(whole.rejection.find("< 1000"), std::string::npos) << whole.rejection;
+  strict.initialise(testing::poseOf(testing::canCameraAt(can, -8)));
+  const TrackResult confirmed = strict.track(frame);
+  ASSERT_TRUE(confirmed.found) << confirmed.rejection;
+  EXPECT_TRUE(confirmed.detectedInRegion);
+  EXPECT_LT(testing::rotationErrorDeg(confirmed.pose, camera), 1.0);
+  EXPECT_GT(confirmed.searched, 0) << "the tracking lane's result";
+  // No tracking lane to confirm it (no tracking, detections not refined): nothing is taken.
+  options.refineDetections = false;
+  Tracker unconfirmed(caps(), can.model, can.calibration, options);
+  unconfirmed.initialise(testing::poseOf(testing::canCameraAt(can, -8)));
+  EXPECT_FALSE(unconfirmed.track(frame).found);
 }
 
 TEST(MultiTargetSearch, OneSessionFindsAllEightPrintsOfTheGrid) {
