@@ -264,28 +264,25 @@ struct Tracker::Impl {
     std::optional<Detection> d;
     r.timings.detection = {};
     r.detectedInRegion = false;
-    if (near && options.regionDetection)
-      if (const std::optional<cv::Rect> region = detectionRegion(*near, targetSize, frameSize, options.regionMargin)) {
+    // A curved target's region is the whole frame (the constructor's reason): the search keeps
+    // the scales `near` shows the label at, whose scale-consistent matches need only
+    // nearMinInliers, and a detection under minInliers is taken only when the tracking lane
+    // confirms it from its pose. Right after a fast shake the blurred label gives 14-19 inliers
+    // there; the whole-frame detection finds it frames later (issue 47, the can's unconstrained
+    // preset at 1280 × 720).
+    std::optional<TrackedTarget> refined;
+    if (near && (options.regionDetection || curved))
+      if (const std::optional<cv::Rect> region =
+              curved ? std::optional<cv::Rect>(cv::Rect(cv::Point(), frameSize))
+                     : detectionRegion(*near, targetSize, frameSize, options.regionMargin)) {
         d = detectionLane->detect(detectionFrame.empty() ? gray : detectionFrame, *region, *near);
         addDetection(r.timings.detection, detectionLane->lastTimings());
+        if (curved && d && d->inliers < options.detection.minInliers) {
+          if (curvedLane) refined = refineCurved(r, *d);
+          if (!refined) d.reset();
+        }
         r.detectedInRegion = d.has_value();
       }
-    // A curved target near its last pose: the whole frame (the constructor's reason), at the scales
-    // that pose shows the label, whose scale-consistent matches need only nearMinInliers; a
-    // detection under minInliers is taken only when the tracking lane confirms it from its pose.
-    // Right after a fast shake the blurred label gives 14-19 inliers there; whole-frame detection
-    // finds it frames later (issue 47, the can's unconstrained preset at 1280 × 720).
-    std::optional<TrackedTarget> refined;
-    if (near && curved) {
-      d = detectionLane->detect(detectionFrame.empty() ? gray : detectionFrame, cv::Rect(cv::Point(), frameSize),
-                                *near);
-      addDetection(r.timings.detection, detectionLane->lastTimings());
-      if (d && d->inliers < options.detection.minInliers) {
-        if (curvedLane) refined = refineCurved(r, *d);
-        if (!refined) d.reset();
-      }
-      r.detectedInRegion = d.has_value();
-    }
     if (!d) {
       d = detectionLane->detect(detectionFrame.empty() ? gray : detectionFrame);
       addDetection(r.timings.detection, detectionLane->lastTimings());

@@ -387,11 +387,10 @@ class WordIndex:
         if qw.ndim != 1 or qk.ndim != 2 or qk.shape[1] < 2 or len(qw) != len(qk):
             raise ValueError(f"spatial_scores: expected M query words and M×2 or M×4 keypoints, got shapes "
                              f"{qw.shape}, {qk.shape}")
-        if len(target_ids) > 1024:  # _similarity_cells() keeps 10 bits of target: each half on its own
-            return [*self.spatial_scores(target_ids[:1024], query_words, query_keypoints, ransac_px, min_pairs,
-                                         max_per_word),
-                    *self.spatial_scores(target_ids[1024:], query_words, query_keypoints, ransac_px, min_pairs,
-                                         max_per_word)]
+        if len(target_ids) > 1024:  # _similarity_cells() keeps 10 bits of target: each 1,024 on their own
+            return [score for i in range(0, len(target_ids), 1024)
+                    for score in self.spatial_scores(target_ids[i:i + 1024], query_words, query_keypoints, ransac_px,
+                                                     min_pairs, max_per_word)]
         oriented = qk.shape[1] >= 4 and bool((qk[:, 3] >= 0).all()) and bool((qk[:, 2] > 0).all())
         order = np.argsort(qw, kind="stable")
         qw, qk = qw[order], np.ascontiguousarray(qk[order, :4 if oriented else 2])
