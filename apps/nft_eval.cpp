@@ -173,6 +173,7 @@ struct TrackingArgs {
   std::string geometry;
   double radiusM = 0;
   double coverageDeg = 180;
+  bool noPlanarModel = false;  // --no-planar-model: the curved model's run only
   bool baselinesGiven = false;
 };
 
@@ -222,6 +223,9 @@ void addTrackingCommand(CLI::App& app, TrackingArgs& a) {
                   "tracked with its curved and with a planar model; --preset also takes 'turn' (the label\n"
                   "turned about the axis out of view and back; synthetic/curved_sequence.h)")
       ->check(CLI::IsMember({"cylinder", "cone"}));
+  cmd->add_flag("--no-planar-model", a.noPlanarModel,
+                "with --geometry: track the label with its curved model only, not also as a flat print (about\n"
+                "half the time; no curved / planar time ratio)");
   cmd->add_option("--radius-m", a.radiusM, "with --geometry cylinder: the radius, metres (default 0.033, a can; 0.04-0.10 a bottle)")
       ->check(CLI::Range(0.005, 1.0));
   cmd->add_option("--coverage-deg", a.coverageDeg, "with --geometry: the angle the label covers about the axis, degrees")
@@ -299,6 +303,7 @@ int runCurvedTracking(const TrackingArgs& a) {
   c.sequence.frames = r.syntheticFrames;
   c.sequence.frameSize = r.syntheticSize;
   c.configPath = r.configPath;
+  c.planarModel = !a.noPlanarModel;
   c.maxFrames = r.maxFrames;
   c.progressEvery = r.progressEvery;
   c.threads = r.threads;
@@ -315,8 +320,8 @@ int runTracking(TrackingArgs& a) {
     if (!a.size.empty()) a.request.syntheticSize = cv::Size(a.size[0], a.size[1]);
     return runCurvedTracking(a);
   }
-  if (a.radiusM > 0 || a.coverageDeg != 180)
-    throw std::invalid_argument("--radius-m and --coverage-deg are a curved target's: give --geometry");
+  if (a.radiusM > 0 || a.coverageDeg != 180 || a.noPlanarModel)
+    throw std::invalid_argument("--radius-m, --coverage-deg and --no-planar-model are a curved target's: give --geometry");
   const bool files = !a.request.target.empty() || !a.request.video.empty() || !a.request.groundTruth.empty();
   if (a.request.initQuad && (a.request.preset.size() > 0 || !a.request.target.empty()))
     throw std::invalid_argument("--init-quad takes the target from --video's first frame and --gt: give no --target "

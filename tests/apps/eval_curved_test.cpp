@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -182,9 +183,14 @@ TEST(EvalCurvedCli, TheFinalRefinementAlignsABlurredCanOnItsSurface) {
     const std::filesystem::path csv = dir / (name + ".csv");
     const testing::ProgramResult r = testing::runProgramCapturing(
         NFT_EVAL_BINARY,
-        "tracking --preset motion_blur --geometry cylinder --synthetic-frames 150 --progress 0 --out '" + csv.string() +
-            "'" + extra);
+        "tracking --preset motion_blur --geometry cylinder --synthetic-frames 150 --no-planar-model --progress 0 "
+        "--out '" + csv.string() + "'" + extra);
     EXPECT_EQ(r.exitCode, 0) << r.text;
+    // --no-planar-model: no flat model's run, in the table or the per-frame rows.
+    EXPECT_EQ(r.text.find("  planar "), std::string::npos) << r.text;
+    std::ifstream in(csv);
+    EXPECT_EQ(std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n'), 151)
+        << "a header and 150 curved rows";
     return curvedRowsOf(csv);
   };
   const CurvedRows refined = run("refined", "");
@@ -211,7 +217,10 @@ TEST(EvalCurvedCli, OptionsThatDoNotApplyAreRefused) {
   expectRefused("--geometry cylinder", "--geometry is the --preset sequence's target: give --preset");
   expectRefused("--preset turn --geometry cone --radius-m 0.05", "--radius-m is a cylinder's");
   expectRefused("--preset turn --geometry cylinder --baselines orb", "--baselines (the OpenCV baselines find a homography)");
-  expectRefused("--preset scale --coverage-deg 200", "--radius-m and --coverage-deg are a curved target's: give --geometry");
+  expectRefused("--preset scale --coverage-deg 200",
+                "--radius-m, --coverage-deg and --no-planar-model are a curved target's: give --geometry");
+  expectRefused("--preset scale --no-planar-model",
+                "--radius-m, --coverage-deg and --no-planar-model are a curved target's: give --geometry");
   expectRefused("--preset wobble --geometry cylinder", "unknown motion 'wobble'");
   expectRefused("--preset turn --geometry sphere", "--geometry");
 }
