@@ -21,7 +21,10 @@
 //    level below at kRefineRadius; at each, the matches (NCC >= minNcc) update the pose by
 //    Levenberg-Marquardt from the pose so far, on all of them, then on those within 3 and
 //    1 × 2^L × 2·ransacThresholdPx; when fewer than half of them fit, by RANSAC over AP3P samples
-//    from scratch, refined on its inliers; too few leave the pose as it is. Every
+//    from scratch, refined on its inliers; too few leave the pose as it is. A stage's fit that
+//    turns the pose more than 15° (a few blurred coarse matches constrain a label's rotation
+//    weakly) is replaced by the pose moved by the matches' median image shift, its rotation kept:
+//    the last stage fits the rotation. Every
 //    Levenberg-Marquardt here and in step 4 is refinePose (tracker/pose.h: the least squares of
 //    cv::solvePnPRefineLM at a tenth of its time; a curved target's frame cost 1.25–1.72× a flat
 //    one's at 640 × 480 with OpenCV's, 0.72–1.16× with it), each match weighted across and along
