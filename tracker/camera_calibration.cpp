@@ -5,7 +5,9 @@
 #include <cmath>
 #include <condition_variable>
 #include <exception>
+#include <fstream>
 #include <initializer_list>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -77,6 +79,37 @@ void validateK(const cv::Matx33d& K, const std::string& key, const std::string& 
   }
 }
 
+// OpenCV 4.6's XML parser (Debian 12) reads through a null pointer, crashing the process, when
+// an XML file ends right after an attribute's '=' (e.g. `<?xml version=`, found by
+// tests/fuzz/calibration_fuzzer.cpp): after the '=' it skips blanks, reaches the end and
+// dereferences the null "next line". It reads line by line and a NUL byte ends a line, so
+// "the end" is the last non-blank byte of the text with each line cut at its first NUL. Such a
+// file is truncated XML anyway; it is refused here, before OpenCV sees it. A file that cannot
+// be read is left to OpenCV, which names it. OpenCV tells XML by the content (after an optional
+// UTF-8 byte-order mark), not by the extension, and so does this check.
+void refuseXmlEndingInAnAttribute(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t start = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+  if (text.compare(start, 5, "<?xml") != 0) return;
+  char last = '\0';
+  bool inLine = true;  // false from a NUL to the end of its line
+  for (std::size_t i = start; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      inLine = true;
+    } else if (c == '\0') {
+      inLine = false;
+    } else if (inLine && c != ' ' && c != '\t' && c != '\r') {
+      last = c;
+    }
+  }
+  if (last == '=') {
+    fail(path, "cannot be parsed (the XML ends right after an attribute's '='; the file is truncated)");
+  }
+}
+
 // cv::FileStorage::open on a worker thread, waited for at most `deadline`. OpenCV 4.6's YAML
 // parser (Debian 12) never returns on some malformed files (found by
 // tests/fuzz/calibration_fuzzer.cpp; tests/fuzz/known-hangs/): rather than hang the caller, the
@@ -136,6 +169,7 @@ CameraCalibration loadCalibration(const std::string& path, std::chrono::millisec
                                 std::to_string(parseDeadline.count()) + " ms");
   }
   std::shared_ptr<ParseState> parsed;
+  refuseXmlEndingInAnAttribute(path);
   try {
     parsed = openWithDeadline(path, parseDeadline);
     if (!parsed) fail(path, "cannot be opened");

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <unistd.h>
 
@@ -164,6 +165,36 @@ TEST_F(CalibrationFile, AFileOpenCvNeverFinishesParsingFailsAtTheDeadline) {
   // A good file still loads with a short deadline, and the deadline must be positive.
   EXPECT_NO_THROW(loadCalibration(writeOpenCvSampleFile(path("good.yml")), std::chrono::milliseconds(2000)));
   EXPECT_THROW(loadCalibration(path("good.yml"), std::chrono::milliseconds(0)), std::invalid_argument);
+}
+
+// OpenCV 4.6's XML parser crashes the process (a null read) on an XML file that ends right after
+// an attribute's '=' (the first found by tests/fuzz/calibration_fuzzer.cpp, stop 71): the load
+// refuses such a file, naming it, before OpenCV parses it. Without the check this test dies.
+TEST_F(CalibrationFile, AnXmlFileEndingAfterAnAttributesEqualsSignIsRefusedNotACrash) {
+  const std::string header = "<?xml version=\"1.0\"?>\n<opencv_storage>\n";
+  const std::pair<const char*, std::string> truncated[] = {
+      {"fuzz.xml", "<?xmlml versierson="},  // the fuzzer's input, base64 PD94bWxtbCB2ZXJzaWVyc29uPQ==
+      {"blanks.xml", "<?xml version= \t\r\n\n"},
+      {"tag.xml", header + "<camera_matrix type_id=\n"},
+      {"nul.xml", std::string("<?xml a=\0\"1.0\"?>", 17)},  // a NUL ends OpenCV's line
+  };
+  for (const auto& [name, text] : truncated) {
+    std::ofstream(path(name), std::ios::binary) << text;
+    try {
+      loadCalibration(path(name));
+      ADD_FAILURE() << "no error for " << name;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("calibration file '" + path(name) + "': cannot be parsed (the XML ends"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  // An XML file whose '=' are followed by values loads; so does a YAML file ending in '='
+  // (a string value), which the XML check leaves alone.
+  const std::string xml = writeOpenCvSampleFile(path("good.xml"));
+  EXPECT_EQ(cv::norm(loadCalibration(xml).K - kK), 0.0);
+  std::ofstream(path("good.yml")) << yamlWithK("800, 0, 399.5, 0, 800, 299.5, 0, 0, 1") << "camera_name: \"a=\"\nnote: b=\n";
+  EXPECT_DOUBLE_EQ(loadCalibration(path("good.yml")).K(0, 2), 399.5);
 }
 
 TEST(DefaultCalibration, IsSixtyDegreesHorizontalCentredWithoutDistortion) {
