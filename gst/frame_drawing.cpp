@@ -43,11 +43,25 @@ void drawAugmentations(GstVideoFrame& frame, const FrameResult& result, const Ca
                               colourFor(format, {0, 0, 255}, 255)};
   for (const TargetResult& t : result.targets) {
     if (!t.found || t.corners.size() != 4) continue;
-    std::vector<cv::Point> quad;
-    for (const cv::Point2f& c : t.corners) quad.emplace_back(cvRound(c.x), cvRound(c.y));
-    cv::polylines(plane, quad, true, outline, thickness, cv::LINE_AA);
+    // TargetResult::outline: a flat target's closed quad, a curved label's edges and silhouette
+    // (what faces the camera); the corners' quad where a result carries none.
+    std::vector<std::vector<cv::Point>> lines;
+    for (const std::vector<cv::Point2f>& line : t.outline) {
+      lines.emplace_back();
+      for (const cv::Point2f& q : line) lines.back().emplace_back(cvRound(q.x), cvRound(q.y));
+    }
+    if (lines.empty()) {
+      lines.emplace_back();
+      for (const cv::Point2f& c : t.corners) lines.back().emplace_back(cvRound(c.x), cvRound(c.y));
+      lines.back().push_back(lines.back().front());
+    }
+    cv::polylines(plane, lines, false, outline, thickness, cv::LINE_AA);
     const auto info = std::find_if(targets.begin(), targets.end(), [&](const TargetInfo& i) { return i.id == t.id; });
     if (info == targets.end() || info->imageSize.width <= 0) continue;
+    // A curved label's pose is that of its tangent plane along the middle column
+    // (detection/label_surface.h): the axes are drawn as the renderer draws them, but a box
+    // lifted off that plane would not stand on the bent label, so it is left out.
+    const bool curved = info->geometry.curved();
     // The pose's unit: metres with a known width, else target pixels (types.h).
     const double w = info->widthMetres > 0 ? info->widthMetres : info->imageSize.width;
     const double h = w * info->imageSize.height / info->imageSize.width;
@@ -63,7 +77,7 @@ void drawAugmentations(GstVideoFrame& frame, const FrameResult& result, const Ca
       return cv::Point(cvRound(std::clamp(image[i].x, -1e6, 1e6)), cvRound(std::clamp(image[i].y, -1e6, 1e6)));
     };
     const size_t base[4] = {0, 8, 9, 10};  // the target's corners at z = 0
-    for (size_t k = 0; k < 4; ++k) {
+    for (size_t k = 0; k < 4 && !curved; ++k) {
       cv::line(plane, p(base[k]), p(4 + k), box, thickness, cv::LINE_AA);
       cv::line(plane, p(4 + k), p(4 + (k + 1) % 4), box, thickness, cv::LINE_AA);
     }

@@ -47,7 +47,7 @@ void installTrackProperties(GObjectClass* object, bool withDraw) {
     g_object_class_install_property(
         object, kPropDraw,
         g_param_spec_boolean("draw", "Draw",
-                             "Draw each found target's outline, axes and a box into the passing frame (else the "
+                             "Draw each found target's outline, axes and (flat targets) a box into the passing frame (else the "
                              "frame passes unchanged and unmapped for writing)",
                              FALSE, static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
                                                              GST_PARAM_MUTABLE_PLAYING)));
