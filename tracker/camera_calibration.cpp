@@ -81,31 +81,23 @@ void validateK(const cv::Matx33d& K, const std::string& key, const std::string& 
 
 // OpenCV 4.6's XML parser (Debian 12) reads through a null pointer, crashing the process, when
 // an XML file ends right after an attribute's '=' (e.g. `<?xml version=`, found by
-// tests/fuzz/calibration_fuzzer.cpp): after the '=' it skips blanks, reaches the end and
-// dereferences the null "next line". It reads line by line and a NUL byte ends a line, so
-// "the end" is the last non-blank byte of the text with each line cut at its first NUL. Such a
-// file is truncated XML anyway; it is refused here, before OpenCV sees it. A file that cannot
-// be read is left to OpenCV, which names it. OpenCV tells XML by the content (after an optional
-// UTF-8 byte-order mark), not by the extension, and so does this check.
-void refuseXmlEndingInAnAttribute(const std::string& path) {
+// tests/fuzz/calibration_fuzzer.cpp): after the '=' it skips blanks across lines, reaches the
+// end and dereferences the null "next line". A line that starts with a NUL byte reads to it as
+// the end too. Both are refused here, before OpenCV sees the file: a NUL byte anywhere (XML
+// does not allow the character), and a last non-blank byte '=' (a truncated file). A file that
+// cannot be read is left to OpenCV, which names it. OpenCV tells XML by the content (after an
+// optional UTF-8 byte-order mark), not by the extension, and so does this check.
+void refuseXmlThatCrashesOpenCv(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return;
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::size_t start = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
   if (text.compare(start, 5, "<?xml") != 0) return;
-  char last = '\0';
-  bool inLine = true;  // false from a NUL to the end of its line
-  for (std::size_t i = start; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '\n') {
-      inLine = true;
-    } else if (c == '\0') {
-      inLine = false;
-    } else if (inLine && c != ' ' && c != '\t' && c != '\r') {
-      last = c;
-    }
+  if (text.find('\0') != std::string::npos) {
+    fail(path, "cannot be parsed (the XML holds a NUL byte, a character XML does not allow)");
   }
-  if (last == '=') {
+  const std::size_t last = text.find_last_not_of(" \t\r\n");
+  if (last != std::string::npos && text[last] == '=') {
     fail(path, "cannot be parsed (the XML ends right after an attribute's '='; the file is truncated)");
   }
 }
@@ -169,7 +161,7 @@ CameraCalibration loadCalibration(const std::string& path, std::chrono::millisec
                                 std::to_string(parseDeadline.count()) + " ms");
   }
   std::shared_ptr<ParseState> parsed;
-  refuseXmlEndingInAnAttribute(path);
+  refuseXmlThatCrashesOpenCv(path);
   try {
     parsed = openWithDeadline(path, parseDeadline);
     if (!parsed) fail(path, "cannot be opened");

@@ -168,27 +168,34 @@ TEST_F(CalibrationFile, AFileOpenCvNeverFinishesParsingFailsAtTheDeadline) {
 }
 
 // OpenCV 4.6's XML parser crashes the process (a null read) on an XML file that ends right after
-// an attribute's '=' (the first found by tests/fuzz/calibration_fuzzer.cpp, stop 71): the load
-// refuses such a file, naming it, before OpenCV parses it. Without the check this test dies.
-TEST_F(CalibrationFile, AnXmlFileEndingAfterAnAttributesEqualsSignIsRefusedNotACrash) {
+// an attribute's '=', or where a NUL byte ends its reading early (both found by
+// tests/fuzz/calibration_fuzzer.cpp): the load refuses such a file, naming it, before OpenCV
+// parses it. Without the check this test dies.
+TEST_F(CalibrationFile, AnXmlFileOpenCvsParserCrashesOnIsRefusedNotACrash) {
   const std::string header = "<?xml version=\"1.0\"?>\n<opencv_storage>\n";
-  const std::pair<const char*, std::string> truncated[] = {
+  const std::pair<const char*, std::string> ending[] = {
       {"fuzz.xml", "<?xmlml versierson="},  // the fuzzer's input, base64 PD94bWxtbCB2ZXJzaWVyc29uPQ==
       {"blanks.xml", "<?xml version= \t\r\n\n"},
       {"tag.xml", header + "<camera_matrix type_id=\n"},
-      {"nul.xml", std::string("<?xml a=\0\"1.0\"?>", 17)},  // a NUL ends OpenCV's line
   };
-  for (const auto& [name, text] : truncated) {
+  const std::pair<const char*, std::string> nul[] = {
+      {"nul.xml", std::string("<?xml a=\0\"1.0\"?>", 17)},
+      // The fuzzer's second: the value follows, but after a line that starts with a NUL.
+      {"nulline.xml", header + "<a_matrix type_id=\n\n" + std::string("\0Pa\0\n", 5) + "\"opencv-matrix\">"},
+  };
+  const auto expectRefused = [&](const char* name, const std::string& text, const std::string& reason) {
     std::ofstream(path(name), std::ios::binary) << text;
     try {
       loadCalibration(path(name));
       ADD_FAILURE() << "no error for " << name;
     } catch (const std::runtime_error& e) {
-      EXPECT_NE(std::string(e.what()).find("calibration file '" + path(name) + "': cannot be parsed (the XML ends"),
+      EXPECT_NE(std::string(e.what()).find("calibration file '" + path(name) + "': cannot be parsed (the XML " + reason),
                 std::string::npos)
           << e.what();
     }
-  }
+  };
+  for (const auto& [name, text] : ending) expectRefused(name, text, "ends right after an attribute's '='");
+  for (const auto& [name, text] : nul) expectRefused(name, text, "holds a NUL byte");
   // An XML file whose '=' are followed by values loads; so does a YAML file ending in '='
   // (a string value), which the XML check leaves alone.
   const std::string xml = writeOpenCvSampleFile(path("good.xml"));
