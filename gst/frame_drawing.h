@@ -14,8 +14,9 @@ namespace nft::gst {
 /// quad, a curved label's visible edges and silhouette; the corners' quad when it is empty), its
 /// axes (x red, y green, z blue, half the target's width long, z towards the camera) and, for a
 /// flat target, a box on it (the target's rectangle lifted by half its shorter side towards the
-/// camera), projected with `camera` (K and distortion) and the target's pose. Colour formats get those colours; the YUV formats
-/// and GRAY8 are drawn on the luma plane only (white outline and axes, black box), YUY2 in grey.
+/// camera), projected with `camera` (K and distortion) and the target's pose. Colour formats get
+/// those colours; the YUV formats and GRAY8 are drawn on the luma plane only (white outline and
+/// axes, black box), YUY2 in grey.
 /// Lines are 2 px wide at 640×480 and scale with the frame's height.
 /// @param frame   a frame mapped for writing, of a format video_view.h knows.
 /// @param targets the Session's targets (their width in the pose's unit and aspect ratio), by id.
