@@ -44,16 +44,11 @@ void drawAugmentations(GstVideoFrame& frame, const FrameResult& result, const Ca
   for (const TargetResult& t : result.targets) {
     if (!t.found || t.corners.size() != 4) continue;
     // TargetResult::outline: a flat target's closed quad, a curved label's edges and silhouette
-    // (what faces the camera); the corners' quad where a result carries none.
+    // (what faces the camera); the Session sets it for every found target.
     std::vector<std::vector<cv::Point>> lines;
     for (const std::vector<cv::Point2f>& line : t.outline) {
       lines.emplace_back();
       for (const cv::Point2f& q : line) lines.back().emplace_back(cvRound(q.x), cvRound(q.y));
-    }
-    if (lines.empty()) {
-      lines.emplace_back();
-      for (const cv::Point2f& c : t.corners) lines.back().emplace_back(cvRound(c.x), cvRound(c.y));
-      lines.back().push_back(lines.back().front());
     }
     cv::polylines(plane, lines, false, outline, thickness, cv::LINE_AA);
     const auto info = std::find_if(targets.begin(), targets.end(), [&](const TargetInfo& i) { return i.id == t.id; });

@@ -11,9 +11,8 @@
 namespace nft::gst {
 
 /// Draws, for each found target of `result`, its outline (TargetResult::outline: a flat target's
-/// quad, a curved label's visible edges and silhouette; the corners' quad when it is empty), its
-/// axes (x red, y green, z blue, half the target's width long, z towards the camera) and, for a
-/// flat target, a box on it (the target's rectangle lifted by half its shorter side towards the
+/// quad, a curved label's visible edges and silhouette), its axes (x red, y green, z blue, half
+/// the target's width long, z towards the camera) and, for a flat target, a box on it (the target's rectangle lifted by half its shorter side towards the
 /// camera), projected with `camera` (K and distortion) and the target's pose. Colour formats get
 /// those colours; the YUV formats and GRAY8 are drawn on the luma plane only (white outline and
 /// axes, black box), YUY2 in grey.

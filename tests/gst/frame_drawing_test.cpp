@@ -49,6 +49,7 @@ void foundTarget(FrameResult& result, TargetInfo& info) {
   t.found = true;
   t.pose.t = cv::Vec3d(-100, -100, 500);
   t.corners = {{220, 140}, {420, 140}, {420, 340}, {220, 340}};
+  t.outline = {{t.corners[0], t.corners[1], t.corners[2], t.corners[3], t.corners[0]}};  // as the Session sets it
   result.targets = {t};
 }
 
@@ -69,7 +70,7 @@ TEST(FrameDrawing, AFlatTargetGetsItsQuadAndTheBox) {
   FrameResult result;
   TargetInfo info;
   foundTarget(result, info);
-  const cv::Mat image = drawn(result, info);  // no outline in the result: the corners' quad
+  const cv::Mat image = drawn(result, info);
   EXPECT_TRUE(isColour(image, 370, 140, kGreen)) << "the quad's top edge, right of the x axis";
   EXPECT_TRUE(isColour(image, 420, 240, kGreen)) << "the middle of the quad's right edge";
   EXPECT_GT(yellowPixels(image), 200) << "the box";
